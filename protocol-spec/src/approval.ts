@@ -1,0 +1,58 @@
+/** Live approvals: the daemon asks controller clients, the first valid answer wins. */
+import { z } from 'zod';
+import {
+  NodeId,
+  SessionId,
+  ToolCallId,
+  ToolCategory,
+  TurnId,
+  message,
+  sessionEvent,
+} from './base.js';
+import { ApprovalDecision, ApprovalOutcome } from './approvalTypes.js';
+import { notification, request } from './descriptor.js';
+
+export { ApprovalDecision, ApprovalOutcome } from './approvalTypes.js';
+
+export const ApprovalRequestParams = message({
+  sessionId: SessionId,
+  turnId: TurnId,
+  nodeId: NodeId,
+  toolCallId: ToolCallId,
+  name: z.string().min(1),
+  args: z.unknown().describe('The tool arguments as the model sent them (validated)'),
+  category: ToolCategory,
+  reason: z.string().describe('Why approval is needed, for the user'),
+});
+export type ApprovalRequestParams = z.infer<typeof ApprovalRequestParams>;
+
+export const ApprovalRequestResult = message({ decision: ApprovalDecision });
+export type ApprovalRequestResult = z.infer<typeof ApprovalRequestResult>;
+
+export const ApprovalRequest = request({
+  method: 'tool/approvalRequest',
+  direction: 'daemonToClient',
+  params: ApprovalRequestParams,
+  result: ApprovalRequestResult,
+  capability: 'client.approvals',
+  summary: 'Asks a controller client to allow, allow for the session, or deny a tool call.',
+  specRef: 'approvals.md#approval-request',
+});
+
+export const ApprovalResolvedParams = message({
+  ...sessionEvent,
+  turnId: TurnId,
+  toolCallId: ToolCallId,
+  outcome: ApprovalOutcome,
+  decision: ApprovalDecision.optional().describe('The decision that applied, when a client decided'),
+  decidedBy: z.string().optional().describe('clientId of the deciding client'),
+});
+export type ApprovalResolvedParams = z.infer<typeof ApprovalResolvedParams>;
+
+export const ApprovalResolved = notification({
+  method: 'tool/approvalResolved',
+  direction: 'daemonToClient',
+  params: ApprovalResolvedParams,
+  summary: 'Tells every attached client how an approval ended, so other cards close.',
+  specRef: 'approvals.md#approval-resolved',
+});

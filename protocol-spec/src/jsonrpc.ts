@@ -1,0 +1,32 @@
+/**
+ * JSON-RPC 2.0 envelopes as zod schemas. The daemon checks raw frames against
+ * them before routing, so a bad envelope gets -32600 instead of being guessed at.
+ */
+import { z } from 'zod';
+
+export const JsonRpcId = z.union([z.string(), z.number().int()]);
+
+export const JsonRpcRequest = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: JsonRpcId,
+  method: z.string().min(1),
+  params: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+});
+
+export const JsonRpcNotification = z.object({
+  jsonrpc: z.literal('2.0'),
+  method: z.string().min(1),
+  params: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+});
+
+export const JsonRpcResponse = z.union([
+  z.object({ jsonrpc: z.literal('2.0'), id: JsonRpcId, result: z.unknown() }),
+  z.object({
+    jsonrpc: z.literal('2.0'),
+    id: JsonRpcId.nullable(),
+    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
+  }),
+]);
+
+export const JsonRpcMessage = z.union([JsonRpcRequest, JsonRpcNotification, JsonRpcResponse]);
+export type JsonRpcMessage = z.infer<typeof JsonRpcMessage>;

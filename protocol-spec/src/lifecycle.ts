@@ -1,0 +1,122 @@
+/** Lifecycle: `initialize`, `initialized`, `shutdown`, `exit` — LSP-compatible. */
+import { z } from 'zod';
+import { Empty, JsonSchemaObject, Meta, ToolCategory, message, PermissionMode } from './base.js';
+import { notification, request } from './descriptor.js';
+
+/** Empty object = supported; absent = unsupported. Sub-fields refine the support. */
+const Supported = message({});
+
+export const ClientCapabilities = message({
+  approvals: Supported.optional().describe('The client answers tool/approvalRequest'),
+  clientTools: Supported.optional().describe('The client executes the tools it declares (tool/execute)'),
+  plan: Supported.optional().describe('The client wants plan/update notifications'),
+  conformance: Supported.optional().describe(
+    'The client answers _arbor/conformance/state (conformance-suite introspection)',
+  ),
+  experimental: Meta.optional(),
+}).describe('What the client supports. Absent means unsupported.');
+export type ClientCapabilities = z.infer<typeof ClientCapabilities>;
+
+export const DaemonCapabilities = message({
+  sessions: message({
+    persistence: z.boolean().describe('Sessions survive a daemon restart'),
+  }).optional(),
+  attach: message({
+    replay: z.boolean().describe('session/attach honours sinceSeq'),
+    replayRetention: z.number().int().nonnegative().describe('Events kept per session for replay'),
+  }).optional(),
+  permissionModes: z.array(PermissionMode).optional().describe('Modes the daemon accepts'),
+  clientTools: Supported.optional().describe('The daemon offers declared client tools to the model'),
+  plan: Supported.optional().describe('The daemon sends plan/update'),
+  chunks: message({
+    coalesceMs: z.number().int().nonnegative().describe('Longest time text is held before a chat/chunk'),
+  }).optional(),
+  maxMessageBytes: z.number().int().positive().optional().describe('Largest frame body accepted'),
+  testing: message({
+    scriptedProvider: Supported.optional().describe('Accepts _arbor/testing/setScript'),
+  })
+    .optional()
+    .describe('Deterministic test tooling; never enabled in production use'),
+  experimental: Meta.optional(),
+}).describe('What the daemon supports. Absent means unsupported.');
+export type DaemonCapabilities = z.infer<typeof DaemonCapabilities>;
+
+export const ToolName = z
+  .string()
+  .regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'tool names are 1-64 characters: letters, digits, _ and -');
+
+export const ClientToolDeclaration = message({
+  name: ToolName,
+  description: z.string().max(4000),
+  inputSchema: JsonSchemaObject,
+  category: ToolCategory,
+}).describe('A tool the client runs on request (tool/execute)');
+export type ClientToolDeclaration = z.infer<typeof ClientToolDeclaration>;
+
+export const Implementation = message({
+  name: z.string().min(1).max(200),
+  version: z.string().max(100).optional(),
+});
+
+export const InitializeParams = message({
+  protocolVersion: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Newest major version the client speaks; absent means 1 (generic LSP clients)'),
+  clientInfo: Implementation.optional(),
+  capabilities: ClientCapabilities.default({}),
+  tools: z.array(ClientToolDeclaration).max(256).optional().describe('Client tools manifest'),
+  token: z.string().max(1024).optional().describe('Socket token; required on sockets'),
+  processId: z.number().int().nullable().optional(),
+  initializationOptions: message({
+    token: z.string().max(1024).optional(),
+    protocolVersion: z.number().int().positive().optional(),
+  })
+    .optional()
+    .describe('Where generic LSP clients may put token and protocolVersion instead'),
+});
+export type InitializeParams = z.infer<typeof InitializeParams>;
+
+export const InitializeResult = message({
+  protocolVersion: z.number().int().positive().describe('The version both sides speak from now on'),
+  serverInfo: Implementation,
+  capabilities: DaemonCapabilities,
+  clientId: z.string().min(1).describe('How the daemon names this connection in logs and events'),
+});
+export type InitializeResult = z.infer<typeof InitializeResult>;
+
+export const Initialize = request({
+  method: 'initialize',
+  direction: 'clientToDaemon',
+  params: InitializeParams,
+  result: InitializeResult,
+  summary: 'First request: negotiates version and capabilities, declares client tools, presents the token.',
+  specRef: 'lifecycle.md#initialize',
+});
+
+export const Initialized = notification({
+  method: 'initialized',
+  direction: 'clientToDaemon',
+  params: Empty,
+  summary: 'The client received the initialize result; the daemon may now send requests.',
+  specRef: 'lifecycle.md#initialized',
+});
+
+export const Shutdown = request({
+  method: 'shutdown',
+  direction: 'clientToDaemon',
+  params: z.null().optional(),
+  result: z.null(),
+  summary: 'Asks the daemon to stop serving this connection; only exit may follow.',
+  specRef: 'lifecycle.md#shutdown',
+});
+
+export const Exit = notification({
+  method: 'exit',
+  direction: 'clientToDaemon',
+  params: z.null().optional(),
+  summary: 'Closes the connection (stdio: the daemon process exits).',
+  specRef: 'lifecycle.md#exit',
+});

@@ -1,0 +1,58 @@
+/** The registry of every method, in spec order. */
+import { BudgetExceeded } from './budget.js';
+import { ChatCancel, ChatChunk, ChatSend } from './chat.js';
+import { ToolExecute } from './clientTools.js';
+import { CostSummary } from './cost.js';
+import type { MethodDescriptor } from './descriptor.js';
+import { Exit, Initialize, Initialized, Shutdown } from './lifecycle.js';
+import { PlanUpdate } from './plan.js';
+import { ApprovalRequest, ApprovalResolved } from './approval.js';
+import {
+  SessionAttach,
+  SessionDelete,
+  SessionDetach,
+  SessionList,
+  SessionLoad,
+  SessionNew,
+  SessionSetPermissionMode,
+  SessionState,
+  SessionUpdate,
+} from './session.js';
+import { ConformanceState, SetScript } from './testing.js';
+import { TreeUpdate } from './tree.js';
+
+export const Methods = {
+  Initialize,
+  Initialized,
+  Shutdown,
+  Exit,
+  SessionNew,
+  SessionList,
+  SessionLoad,
+  SessionDelete,
+  SessionAttach,
+  SessionDetach,
+  SessionSetPermissionMode,
+  SessionUpdate,
+  SessionState,
+  ChatSend,
+  ChatCancel,
+  ChatChunk,
+  TreeUpdate,
+  ApprovalRequest,
+  ApprovalResolved,
+  ToolExecute,
+  BudgetExceeded,
+  PlanUpdate,
+  CostSummary,
+  SetScript,
+  ConformanceState,
+} as const;
+
+export const ALL_METHODS: readonly MethodDescriptor[] = Object.values(Methods);
+
+const byName = new Map<string, MethodDescriptor>(ALL_METHODS.map((d) => [d.method, d]));
+
+export function findMethod(method: string): MethodDescriptor | undefined {
+  return byName.get(method);
+}

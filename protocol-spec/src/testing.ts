@@ -1,0 +1,79 @@
+/**
+ * Extension methods for testing (`_arbor/...`). Optional: a daemon advertises
+ * `capabilities.testing`, a client `capabilities.conformance`. They let the
+ * conformance suite drive deterministic turns and observe a client's view.
+ */
+import { z } from 'zod';
+import {
+  Empty,
+  NonNegativeInt,
+  PermissionMode,
+  SessionId,
+  ToolCallId,
+  message,
+} from './base.js';
+import { request } from './descriptor.js';
+import { TurnState } from './session.js';
+import { ExecutionTreeSnapshot } from './tree.js';
+
+export const ScriptedToolCall = message({
+  id: z.string().min(1).max(200).optional().describe('Defaults to a generated id'),
+  name: z.string().min(1),
+  arguments: z.unknown().default({}),
+});
+
+export const ScriptedReply = z.union([
+  message({
+    text: z.string().optional(),
+    toolCalls: z.array(ScriptedToolCall).optional(),
+    usage: message({ inputTokens: NonNegativeInt, outputTokens: NonNegativeInt }).optional(),
+    delayMs: NonNegativeInt.max(600_000).optional().describe('Wait before replying'),
+  }),
+  message({ error: z.string().min(1) }),
+]);
+export type ScriptedReply = z.infer<typeof ScriptedReply>;
+
+/**
+ * The scripted provider's script: each agent loop (root or subtask) is keyed
+ * by its first user message (exact match, else the longest key contained in
+ * it, else `*`) and consumes its own list of replies in order.
+ */
+export const Script = message({
+  version: z.literal(1),
+  conversations: z.record(z.string(), z.array(ScriptedReply)),
+});
+export type Script = z.infer<typeof Script>;
+
+export const SetScriptParams = message({
+  sessionId: SessionId.optional().describe('Absent: the script for sessions created afterwards'),
+  script: Script,
+});
+export const SetScript = request({
+  method: '_arbor/testing/setScript',
+  direction: 'clientToDaemon',
+  params: SetScriptParams,
+  result: Empty,
+  capability: 'daemon.testing.scriptedProvider',
+  summary: 'Makes a session (or new sessions) use the scripted provider with this script.',
+  specRef: 'appendix-scripted-provider.md#set-script',
+});
+
+export const ConformanceStateParams = message({ sessionId: SessionId });
+export const ConformanceStateResult = message({
+  sessionId: SessionId,
+  lastSeq: z.number().int().nonnegative().describe('Highest seq the client has applied'),
+  state: TurnState,
+  permissionMode: PermissionMode.optional(),
+  tree: ExecutionTreeSnapshot.describe('The client’s current view of the running or last turn'),
+  pendingApprovals: z.array(ToolCallId),
+  text: z.string().describe('Assistant text of the current turn as the client shows it'),
+});
+export const ConformanceState = request({
+  method: '_arbor/conformance/state',
+  direction: 'daemonToClient',
+  params: ConformanceStateParams,
+  result: ConformanceStateResult,
+  capability: 'client.conformance',
+  summary: 'Asks a client for its view of a session, so the suite can check its reducer.',
+  specRef: 'conformance.md#client-state',
+});

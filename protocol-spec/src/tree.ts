@@ -1,0 +1,61 @@
+/** The execution tree: one node per turn, tool call and subtask, sent as upserts. */
+import { z } from 'zod';
+import { Cost, NodeId, NonNegativeInt, Timestamp, TurnId, Usage, message, sessionEvent } from './base.js';
+import { ApprovalOutcome } from './approvalTypes.js';
+import { notification } from './descriptor.js';
+
+/** Longest args/result preview the daemon sends, in UTF-16 code units. */
+export const PREVIEW_MAX_CHARS = 500;
+const Preview = z.string().max(PREVIEW_MAX_CHARS);
+
+export const NodeKind = z.enum(['turn', 'tool', 'subtask']);
+export type NodeKind = z.infer<typeof NodeKind>;
+
+export const NodeStatus = z
+  .enum(['pending', 'awaiting_approval', 'running', 'done', 'error', 'cancelled', 'denied', 'blocked'])
+  .describe('pending/awaiting_approval/running are live; the others are final');
+export type NodeStatus = z.infer<typeof NodeStatus>;
+export const FINAL_NODE_STATUSES: readonly NodeStatus[] = ['done', 'error', 'cancelled', 'denied', 'blocked'];
+
+export const ExecutionTreeNode = message({
+  id: NodeId,
+  parentId: NodeId.nullable().describe('null only for the turn node'),
+  kind: NodeKind,
+  name: z.string().min(1).max(200).describe('Tool name; "turn" for the turn node; "run_subtask" for subtasks'),
+  title: z.string().max(500).optional().describe('Subtask title or a short label'),
+  status: NodeStatus,
+  depth: z.number().int().min(0).max(16).describe('0 for the turn and its direct tool calls'),
+  argsPreview: Preview.optional(),
+  resultPreview: Preview.optional(),
+  isError: z.boolean().optional(),
+  startedAt: Timestamp.optional(),
+  durationMs: NonNegativeInt.optional(),
+  approval: ApprovalOutcome.optional().describe('How the permission gate decided this call'),
+  usage: Usage.optional().describe('Tokens spent inside this node, rolled up from its children'),
+  cost: Cost.optional(),
+});
+export type ExecutionTreeNode = z.infer<typeof ExecutionTreeNode>;
+
+export const ExecutionTreeSnapshot = message({
+  version: z.literal(1),
+  nodes: z.array(ExecutionTreeNode).describe('Flat list, parents before children'),
+});
+export type ExecutionTreeSnapshot = z.infer<typeof ExecutionTreeSnapshot>;
+
+export const TreeUpdateParams = message({
+  ...sessionEvent,
+  turnId: TurnId,
+  nodes: z
+    .array(ExecutionTreeNode)
+    .min(1)
+    .describe('Upserts by id: optional fields absent here keep their earlier value'),
+});
+export type TreeUpdateParams = z.infer<typeof TreeUpdateParams>;
+
+export const TreeUpdate = notification({
+  method: 'tree/update',
+  direction: 'daemonToClient',
+  params: TreeUpdateParams,
+  summary: 'Upserts execution-tree nodes; a parent is always announced before its children.',
+  specRef: 'tree.md#tree-update',
+});
