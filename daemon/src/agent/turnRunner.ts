@@ -1,0 +1,58 @@
+/**
+ * The seam between a session and the agent. A session hands a turn a request
+ * and an event sink; the agent hands back the turn's outcome. The sink is the
+ * agent's only way to reach clients: session/ stamps sessionId and seq and fans
+ * the event out to every attached client.
+ */
+import type {
+  ExecutionTreeSnapshot,
+  NotificationDescriptor,
+  ParamsOf,
+  PermissionMode,
+  Script,
+  StopReason,
+  Usage,
+} from '@arbor/protocol';
+
+/** Params of a session notification, minus what the session adds itself. */
+export type SessionEventParams<D extends NotificationDescriptor> = Omit<ParamsOf<D>, 'sessionId' | 'seq'>;
+
+export interface SessionEventSink {
+  emit<D extends NotificationDescriptor>(descriptor: D, params: SessionEventParams<D>): void;
+}
+
+/** One earlier message of the session, as the next turn's history. */
+export interface HistoryMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface TurnRequest {
+  sessionId: string;
+  turnId: string;
+  text: string;
+  workspaceRoot: string;
+  /** Model string of the session (`provider:model`), if it chose one. */
+  model: string | undefined;
+  /** A script set through `_arbor/testing/setScript`: the turn uses the scripted provider. */
+  script: Script | undefined;
+  /** Read at call time: the mode may change while the turn runs. */
+  permissionMode: () => PermissionMode;
+  history: readonly HistoryMessage[];
+  events: SessionEventSink;
+  signal: AbortSignal;
+}
+
+export interface TurnResult {
+  stopReason: StopReason;
+  /** The root loop's final assistant text (partial when the turn was cut short). */
+  text: string;
+  usage: Usage;
+  tree: ExecutionTreeSnapshot;
+  /** With stopReason `error`: a message safe to show the user (no secrets). */
+  error?: string;
+}
+
+export interface TurnRunner {
+  run(request: TurnRequest): Promise<TurnResult>;
+}
