@@ -1,9 +1,16 @@
 /**
  * Entry point of the agent for the daemon: builds the TurnRunner a session
- * uses. (Replaced by the unified loop; see turnRunner.ts for the contract.)
+ * uses — the unified loop (see loop.ts; turnRunner.ts for the contract).
  */
+import type { Provider } from '../providers/provider.js';
+import type { ProviderFactory } from '../providers/index.js';
+import { loadScriptFile } from '../providers/scripted.js';
+import type { Tool } from '../tools/tool.js';
 import type { BudgetLimits } from './budgetLimits.js';
+import { ALLOW_ALL_TOOLS, type ToolGate } from './toolGate.js';
 import type { TurnRunner } from './turnRunner.js';
+import { UnifiedTurnRunner } from './unifiedTurnRunner.js';
+import type { Pricing } from './usageAccountant.js';
 
 export interface AgentOptions {
   budgets: BudgetLimits;
@@ -12,8 +19,37 @@ export interface AgentOptions {
   /** Path of a scripted-provider script (`--provider scripted --script <file>`). */
   scriptPath: string | undefined;
   log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+  /** Tools added to every turn's toolbelt (workspace tools, client tools, MCP; tests). */
+  tools?: readonly Tool[];
+  /** Wraps every tool call at every depth; default: allow everything. */
+  gate?: ToolGate;
+  /** One provider for every turn, ignoring model strings and scripts (tests, benchmarks). */
+  provider?: Provider;
+  /** Real providers by provider id (`openai`, `anthropic`, `local`). */
+  providerFactories?: Partial<Record<string, ProviderFactory>>;
+  /** Prices per call; default: unknown (cost null). */
+  pricing?: Pricing;
+  /** Text coalescing frame for chat/chunk, ms (default CHUNK_COALESCE_MS). */
+  chunkCoalesceMs?: number;
 }
 
-export function createTurnRunner(_options: AgentOptions): TurnRunner {
-  throw new Error('the agent loop is not built yet');
+/** Throws a ScriptError (with a clear message) when `scriptPath` is unreadable or invalid. */
+export function createTurnRunner(options: AgentOptions): TurnRunner {
+  return new UnifiedTurnRunner({
+    budgets: options.budgets,
+    defaultModel: options.defaultModel,
+    script: options.scriptPath === undefined ? undefined : loadScriptFile(options.scriptPath),
+    log: options.log,
+    tools: options.tools ?? [],
+    gate: options.gate ?? ALLOW_ALL_TOOLS,
+    provider: options.provider,
+    providerFactories: options.providerFactories ?? {},
+    pricing: options.pricing,
+    chunkCoalesceMs: options.chunkCoalesceMs,
+  });
 }
+
+export { DEFAULT_BUDGET_LIMITS, BudgetLimits, BudgetOverrides } from './budgetLimits.js';
+export { CHUNK_COALESCE_MS } from './turnEvents.js';
+export type { ToolGate, GateDecision, GateRequest } from './toolGate.js';
+export type { TurnRunner, TurnRequest, TurnResult, SessionEventSink, HistoryMessage } from './turnRunner.js';

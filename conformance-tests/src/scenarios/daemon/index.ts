@@ -1,0 +1,25 @@
+/** Every daemon scenario, in report order. */
+import type { Scenario } from '../scenario.js';
+import type { DaemonContext } from './context.js';
+import { batch, jsonRpcErrors, notifications, oversize } from './jsonrpc.js';
+import { exitWithoutShutdown, lifecycleOrder, socketToken, versionNegotiation } from './lifecycle.js';
+import { sessions } from './sessions.js';
+import { approvalAllow, approvalDeny, budget, cancel, turn, twoClients } from './turns.js';
+
+export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
+  jsonRpcErrors,
+  batch,
+  notifications,
+  oversize,
+  lifecycleOrder,
+  exitWithoutShutdown,
+  versionNegotiation,
+  socketToken,
+  sessions,
+  turn,
+  cancel,
+  budget,
+  twoClients,
+  approvalAllow,
+  approvalDeny,
+];

@@ -1,0 +1,104 @@
+/** Lifecycle order, version negotiation and the socket token (lifecycle.md, versioning.md). */
+import type { Scenario } from '../scenario.js';
+import { Abort } from '../scenario.js';
+import { type DaemonContext, describe, errorCode, requireSocket, requireStdio } from './context.js';
+
+async function exitCode(exit: Promise<number | null> | undefined, timeoutMs: number): Promise<number | null | 'timeout'> {
+  if (!exit) return 'timeout';
+  return Promise.race([exit, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs))]);
+}
+
+export const lifecycleOrder: Scenario<DaemonContext> = {
+  id: 'daemon-lifecycle',
+  role: 'daemon',
+  title: 'nothing before initialize, initialize once, only exit after shutdown, exit code 0',
+  checks: [
+    'daemon.lifecycle.not-initialized',
+    'daemon.lifecycle.initialize-result',
+    'daemon.version.supported',
+    'daemon.lifecycle.initialize-once',
+    'daemon.lifecycle.after-shutdown',
+    'daemon.lifecycle.exit-code',
+  ],
+  async run(ctx) {
+    const r = ctx.recorder;
+    const { conn, exit } = await ctx.open();
+    const early = await conn.request('session/list', {}, { noResponseCheck: 'daemon.lifecycle.not-initialized' });
+    if (early) r.expect('daemon.lifecycle.not-initialized', errorCode(early) === -32002, `session/list before initialize got ${describe(early)}, expected -32002`);
+
+    const init = await conn.request('initialize', ctx.initializeParams(), { noResponseCheck: 'daemon.lifecycle.initialize-result' });
+    const result = init?.result as { protocolVersion?: number } | undefined;
+    if (!r.expect('daemon.lifecycle.initialize-result', result !== undefined, `initialize got ${describe(init)}`)) throw new Abort('initialize failed');
+    r.expect('daemon.version.supported', result?.protocolVersion === ctx.protocolVersion, `a client speaking ${ctx.protocolVersion} got protocolVersion ${result?.protocolVersion}`);
+    conn.notify('initialized', {});
+
+    const again = await conn.request('initialize', ctx.initializeParams(), { noResponseCheck: 'daemon.lifecycle.initialize-once' });
+    if (again) r.expect('daemon.lifecycle.initialize-once', errorCode(again) === -33002, `a second initialize got ${describe(again)}, expected -33002`);
+
+    const shutdown = await conn.request('shutdown', undefined, { noResponseCheck: 'daemon.lifecycle.after-shutdown' });
+    if (!shutdown || shutdown.error) {
+      r.fail('daemon.lifecycle.after-shutdown', `shutdown got ${describe(shutdown)}`);
+      return;
+    }
+    const late = await conn.request('session/list', {}, { noResponseCheck: 'daemon.lifecycle.after-shutdown' });
+    if (late) r.expect('daemon.lifecycle.after-shutdown', late.error !== undefined, `session/list after shutdown got ${describe(late)}, expected an error`);
+
+    conn.notify('exit');
+    if (ctx.target.kind !== 'stdio') return; // on a socket, exit only closes this connection
+    const code = await exitCode(exit, 3000);
+    r.expect('daemon.lifecycle.exit-code', code === 0, code === 'timeout' ? 'the daemon did not exit within 3 s of exit' : `the daemon exited with code ${code} after shutdown and exit, expected 0`);
+  },
+};
+
+export const exitWithoutShutdown: Scenario<DaemonContext> = {
+  id: 'daemon-exit-without-shutdown',
+  role: 'daemon',
+  title: 'exit without shutdown ends a stdio daemon with code 1',
+  checks: ['daemon.lifecycle.exit-without-shutdown'],
+  async run(ctx) {
+    requireStdio(ctx.target, 'the exit code of a daemon process');
+    const { conn, exit } = await ctx.connect();
+    conn.notify('exit');
+    const code = await exitCode(exit, 3000);
+    ctx.recorder.expect('daemon.lifecycle.exit-without-shutdown', code === 1, code === 'timeout' ? 'the daemon did not exit within 3 s of exit' : `exit without shutdown ended the daemon with code ${code}, expected 1`);
+  },
+};
+
+export const versionNegotiation: Scenario<DaemonContext> = {
+  id: 'daemon-version',
+  role: 'daemon',
+  title: 'an unsupported version gets -33001 or a lower one; an absent version means 1',
+  checks: ['daemon.version.unsupported', 'daemon.version.absent-means-1'],
+  async run(ctx) {
+    const r = ctx.recorder;
+    const future = ctx.protocolVersion + 98;
+    const a = await ctx.open('future');
+    const answer = await a.conn.request('initialize', ctx.initializeParams({ params: { protocolVersion: future } }), { noResponseCheck: 'daemon.version.unsupported' });
+    if (answer) {
+      const version = (answer.result as { protocolVersion?: number } | undefined)?.protocolVersion;
+      const ok = errorCode(answer) === -33001 || (typeof version === 'number' && version < future);
+      r.expect('daemon.version.unsupported', ok, `initialize with protocolVersion ${future} got ${describe(answer)}, expected -33001 or a lower version`);
+    }
+    const b = await ctx.open('absent');
+    const plain = await b.conn.request('initialize', ctx.initializeParams({ params: { protocolVersion: undefined } }), { noResponseCheck: 'daemon.version.absent-means-1' });
+    if (plain) {
+      const version = (plain.result as { protocolVersion?: number } | undefined)?.protocolVersion;
+      r.expect('daemon.version.absent-means-1', version === 1, `initialize without protocolVersion got ${describe(plain)}, expected protocolVersion 1`);
+    }
+  },
+};
+
+export const socketToken: Scenario<DaemonContext> = {
+  id: 'daemon-socket-token',
+  role: 'daemon',
+  title: 'a socket connection without the right token is refused with -33000',
+  checks: ['daemon.transport.socket-token'],
+  async run(ctx) {
+    requireSocket(ctx.target, 'the token is a socket feature');
+    for (const [label, token] of [['no-token', undefined], ['bad-token', 'not-the-token']] as const) {
+      const { conn } = await ctx.open(label);
+      const answer = await conn.request('initialize', ctx.initializeParams({ params: { token } }), { noResponseCheck: 'daemon.transport.socket-token' });
+      if (answer) ctx.recorder.expect('daemon.transport.socket-token', errorCode(answer) === -33000, `initialize with ${label} got ${describe(answer)}, expected -33000`);
+    }
+  },
+};

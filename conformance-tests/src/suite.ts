@@ -1,0 +1,86 @@
+/** Runs a whole suite against one implementation and builds its report. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { decide, summarize, type Report } from './checks/report.js';
+import { aggregate } from './checks/results.js';
+import type { Role } from './checks/registry.js';
+import { runScenarios, type RunOutput } from './runner.js';
+import { makeDaemonContext, type DaemonTarget } from './scenarios/daemon/context.js';
+import { DAEMON_SCENARIOS } from './scenarios/daemon/index.js';
+import { makeClientContext, type ClientTarget } from './scenarios/client/context.js';
+import { CLIENT_SCENARIOS } from './scenarios/client/index.js';
+
+export interface SuiteOptions {
+  protocolVersion?: number;
+  concurrency?: number;
+  baseline?: readonly string[];
+  strict?: boolean;
+  /** Only scenarios whose id contains one of these strings. */
+  only?: readonly string[];
+}
+
+export interface SuiteResult {
+  report: Report;
+  output: RunOutput;
+}
+
+function select<T extends { id: string }>(all: readonly T[], only?: readonly string[]): T[] {
+  return only && only.length > 0 ? all.filter((s) => only.some((o) => s.id.includes(o))) : [...all];
+}
+
+function finish(role: Role, target: string, options: SuiteOptions, started: number, output: RunOutput): SuiteResult {
+  const checks = aggregate(role, output.observations);
+  const verdict = decide(checks, output.harnessErrors, options.baseline ?? [], options.strict ?? false);
+  const report: Report = {
+    tool: 'arbor-conformance',
+    role,
+    target,
+    protocolVersion: options.protocolVersion ?? 1,
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    summary: summarize(checks),
+    verdict,
+    checks,
+    scenarios: output.runs.map((r) => ({ id: r.id, durationMs: r.durationMs, failed: r.recorder.failed() || r.recorder.harnessErrors.length > 0 })),
+  };
+  return { report, output };
+}
+
+export async function runDaemonSuite(target: DaemonTarget, options: SuiteOptions = {}): Promise<SuiteResult> {
+  const started = Date.now();
+  const version = options.protocolVersion ?? 1;
+  const output = await runScenarios(
+    select(DAEMON_SCENARIOS, options.only),
+    (base) => makeDaemonContext(base, target, version),
+    options.concurrency ?? 4,
+  );
+  const label = target.kind === 'stdio' ? `stdio: ${target.command}` : `socket: ${target.address}`;
+  return finish('daemon', label, options, started, output);
+}
+
+export async function runClientSuite(target: ClientTarget, options: SuiteOptions = {}): Promise<SuiteResult> {
+  const started = Date.now();
+  const version = options.protocolVersion ?? 1;
+  const output = await runScenarios(
+    select(CLIENT_SCENARIOS, options.only),
+    (base, scenario) => makeClientContext(base, target, version, scenario.id),
+    options.concurrency ?? 4,
+  );
+  return finish('client', `${target.transport}: ${target.command}`, options, started, output);
+}
+
+/** checks.json, plus one transcript per scenario that failed. */
+export function writeOutputDir(dir: string, result: SuiteResult): string[] {
+  mkdirSync(path.join(dir, 'transcripts'), { recursive: true });
+  const written = [path.join(dir, 'checks.json')];
+  writeFileSync(written[0]!, `${JSON.stringify(result.report, null, 2)}\n`);
+  for (const run of result.output.runs) {
+    if (!run.recorder.failed() && run.recorder.harnessErrors.length === 0) continue;
+    const file = path.join(dir, 'transcripts', `${run.id}.txt`);
+    const failures = run.recorder.observations.filter((o) => o.status === 'FAIL').map((o) => `FAIL ${o.check}: ${o.message}`);
+    const header = [`scenario ${run.id}`, ...failures, ...run.recorder.harnessErrors.map((e) => `HARNESS ERROR ${e}`), ''];
+    writeFileSync(file, `${header.join('\n')}\n${run.transcript.render()}\n`);
+    written.push(file);
+  }
+  return written;
+}

@@ -1,0 +1,162 @@
+/**
+ * ExecutionTree: the turn node plus one node per tool call and subtask. Every
+ * change goes out as a `tree/update` upsert; a node is created (and announced)
+ * only under an existing parent, so parents always come first. Usage spent in
+ * a node rolls up to every ancestor. The snapshot is the flat list in creation
+ * order, which is parents-first as well.
+ */
+import {
+  FINAL_NODE_STATUSES,
+  PREVIEW_MAX_CHARS,
+  type ApprovalOutcome,
+  type ExecutionTreeNode,
+  type ExecutionTreeSnapshot,
+  type NodeKind,
+  type NodeStatus,
+  type Usage,
+} from '@arbor/protocol';
+import { addUsage } from './usageAccountant.js';
+
+const ELLIPSIS = '…';
+
+/** Cuts a preview to the protocol's limit, marking the cut. */
+export function preview(value: unknown): string {
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      text = String(value);
+    }
+  }
+  return text.length <= PREVIEW_MAX_CHARS ? text : text.slice(0, PREVIEW_MAX_CHARS - ELLIPSIS.length) + ELLIPSIS;
+}
+
+export interface NewNode {
+  parentId: string;
+  kind: Exclude<NodeKind, 'turn'>;
+  name: string;
+  title?: string;
+  depth: number;
+  args?: unknown;
+  status?: NodeStatus;
+}
+
+export interface NodeEnd {
+  status: NodeStatus;
+  result?: unknown;
+  isError?: boolean;
+  approval?: ApprovalOutcome;
+}
+
+export class ExecutionTree {
+  private readonly nodes = new Map<string, ExecutionTreeNode>();
+  private readonly startTimes = new Map<string, number>();
+  private nextId = 1;
+  readonly rootId: string;
+
+  constructor(
+    turnId: string,
+    /** Receives every upsert (already ordered parents-first). */
+    private readonly publish: (nodes: ExecutionTreeNode[]) => void,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.rootId = turnId;
+    this.insert({ id: turnId, parentId: null, kind: 'turn', name: 'turn', status: 'running', depth: 0 });
+    this.markStarted(turnId);
+    this.emit(turnId);
+  }
+
+  get(id: string): Readonly<ExecutionTreeNode> | undefined {
+    return this.nodes.get(id);
+  }
+
+  add(node: NewNode): string {
+    if (!this.nodes.has(node.parentId)) throw new Error(`tree node ${node.parentId} does not exist`);
+    const id = `n${this.nextId++}`;
+    this.insert({
+      id,
+      parentId: node.parentId,
+      kind: node.kind,
+      name: node.name,
+      ...(node.title === undefined ? {} : { title: node.title.slice(0, 500) }),
+      status: node.status ?? 'pending',
+      depth: node.depth,
+      ...(node.args === undefined ? {} : { argsPreview: preview(node.args) }),
+    });
+    if (node.status === 'running') this.markStarted(id);
+    this.emit(id);
+    return id;
+  }
+
+  start(id: string): void {
+    const node = this.require(id);
+    node.status = 'running';
+    this.markStarted(id);
+    this.emit(id);
+  }
+
+  setStatus(id: string, status: NodeStatus, approval?: ApprovalOutcome): void {
+    const node = this.require(id);
+    node.status = status;
+    if (approval !== undefined) node.approval = approval;
+    this.emit(id);
+  }
+
+  finish(id: string, end: NodeEnd): void {
+    const node = this.require(id);
+    if (isFinal(node.status)) return;
+    node.status = end.status;
+    if (end.result !== undefined) node.resultPreview = preview(end.result);
+    if (end.isError !== undefined) node.isError = end.isError;
+    if (end.approval !== undefined) node.approval = end.approval;
+    const started = this.startTimes.get(id);
+    if (started !== undefined) node.durationMs = Math.max(0, Math.round(this.now() - started));
+    this.emit(id);
+  }
+
+  /** Usage (and cost, null = unknown) spent inside a node, rolled up to every ancestor. */
+  addUsage(id: string, usage: Usage, cost: number | null): void {
+    for (let node = this.nodes.get(id); node; node = node.parentId === null ? undefined : this.nodes.get(node.parentId)) {
+      node.usage = addUsage(node.usage, usage);
+      node.cost = node.cost === undefined ? cost : node.cost === null || cost === null ? null : node.cost + cost;
+    }
+  }
+
+  /** Ends every node still live (pending, running, awaiting approval) except the turn node. */
+  closeOpen(status: NodeStatus): void {
+    const open = [...this.nodes.values()].filter((node) => !isFinal(node.status) && node.id !== this.rootId);
+    for (const node of open) this.finish(node.id, { status });
+  }
+
+  snapshot(): ExecutionTreeSnapshot {
+    return { version: 1, nodes: [...this.nodes.values()].map((node) => structuredClone(node)) };
+  }
+
+  private insert(node: ExecutionTreeNode): void {
+    this.nodes.set(node.id, node);
+  }
+
+  private markStarted(id: string): void {
+    const node = this.require(id);
+    if (this.startTimes.has(id)) return;
+    const now = this.now();
+    this.startTimes.set(id, now);
+    node.startedAt = new Date(now).toISOString();
+  }
+
+  private emit(id: string): void {
+    this.publish([structuredClone(this.require(id))]);
+  }
+
+  private require(id: string): ExecutionTreeNode {
+    const node = this.nodes.get(id);
+    if (node === undefined) throw new Error(`tree node ${id} does not exist`);
+    return node;
+  }
+}
+
+export function isFinal(status: NodeStatus): boolean {
+  return FINAL_NODE_STATUSES.includes(status);
+}

@@ -1,0 +1,448 @@
+/**
+ * The unified agent loop, the same code at every depth. Each iteration makes
+ * one LLM call and runs the tool calls the model emitted; the model decides
+ * whether to answer, call tools, or decompose with run_subtask (which recurses
+ * into a new AgentLoop one level deeper). The loop ends when the model answers
+ * without tools (or, in a structured subtask, calls finish_subtask).
+ */
+import type { Usage } from '@arbor/protocol';
+import type { ValidateFunction } from 'ajv';
+import { z } from 'zod';
+import {
+  ProviderError,
+  type ProviderMessage,
+  type ProviderToolCall,
+  type ToolDefinition,
+} from '../providers/provider.js';
+import { LOOP_REMINDER_MARK } from '../providers/scripted.js';
+import { toolDefinition, type ToolOutput } from '../tools/tool.js';
+import type { Toolbelt } from '../tools/toolbelt.js';
+import { abortable, raceAbort } from './abort.js';
+import { subtaskSystemPrompt } from './prompts.js';
+import {
+  FINISH_SUBTASK,
+  MAX_SCHEMA_RETRIES,
+  RUN_SUBTASK,
+  RunSubtaskArgs,
+  compileOutputSchema,
+  describeErrors,
+  finishSubtaskDefinition,
+} from './subtaskTools.js';
+import { MEMORY_TOOLS } from '../tools/memory.js';
+import { normalizeOutput, truncateResult, type ToolResult } from './toolResult.js';
+import { scheduleCalls } from './toolScheduler.js';
+import { BudgetExceededError } from './turnBudget.js';
+import type { TurnContext } from './turnContext.js';
+import { addUsage } from './usageAccountant.js';
+
+export interface StructuredOutput {
+  schema: Record<string, unknown>;
+  validate: ValidateFunction;
+}
+
+export interface LoopParams {
+  /** The turn node (root) or the subtask node this loop runs in. */
+  nodeId: string;
+  depth: number;
+  system: string;
+  /** Root: the session history and the user message; subtask: the instructions only. */
+  messages: ProviderMessage[];
+  /** How many leading messages (earlier turns) may be dropped to fit the history-token limit. */
+  prunable: number;
+  belt: Toolbelt;
+  /** Set for a structured subtask: it ends through finish_subtask. */
+  structured?: StructuredOutput;
+}
+
+export type LoopOutcome =
+  | { kind: 'answer'; text: string }
+  | { kind: 'max_iterations'; text: string }
+  | { kind: 'structured'; value: unknown }
+  | { kind: 'schema_not_satisfied'; message: string; errors: string[] };
+
+interface ModelReply {
+  text: string;
+  toolCalls: ProviderToolCall[];
+}
+
+/** One tool call of a model turn, with its tree node. */
+interface PlannedCall {
+  call: ProviderToolCall;
+  nodeId: string;
+  parallelSafe: boolean;
+  lock: string | undefined;
+  result?: ToolResult;
+}
+
+/** Rough token estimate (4 characters per token) for the history budget. */
+function estimateTokens(system: string, messages: readonly ProviderMessage[], tools: readonly ToolDefinition[]): number {
+  let chars = system.length + JSON.stringify(tools).length;
+  for (const message of messages) {
+    chars += message.content.length + 8;
+    if (message.role === 'assistant' && message.toolCalls) chars += JSON.stringify(message.toolCalls).length;
+  }
+  return Math.ceil(chars / 4);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class AgentLoop {
+  /** Assistant text of this loop so far (partial while streaming). */
+  text = '';
+  private readonly messages: ProviderMessage[];
+  private prunable: number;
+  private finished: { value: unknown } | undefined;
+  private schemaFailures = 0;
+  private lastSchemaErrors: string[] = [];
+
+  constructor(
+    private readonly ctx: TurnContext,
+    private readonly params: LoopParams,
+  ) {
+    this.messages = [...params.messages];
+    this.prunable = params.prunable;
+  }
+
+  async run(): Promise<LoopOutcome> {
+    const { budget, signal, provider } = this.ctx;
+    const maxIterations = budget.limits.maxIterationsPerLevel;
+    for (let iteration = 1; iteration <= maxIterations; iteration++) {
+      signal.throwIfAborted();
+      // One call away from the limit: the last call goes out without tools so the model answers.
+      const lastCall = iteration === maxIterations;
+      const offered = this.offeredTools(lastCall);
+      const reply = await this.callModel(offered);
+      const offeredNames = new Set(offered.map((tool) => tool.name));
+      const calls = offered.length > 0 ? reply.toolCalls : [];
+      this.messages.push({ role: 'assistant', content: reply.text, ...(calls.length > 0 ? { toolCalls: calls } : {}) });
+
+      if (calls.length === 0) {
+        if (this.params.structured === undefined) {
+          const cutShort = lastCall && this.offeredTools(false).length > 0;
+          return { kind: cutShort ? 'max_iterations' : 'answer', text: this.text };
+        }
+        if (lastCall) return this.schemaNotSatisfied(`${FINISH_SUBTASK} was not called within ${maxIterations} iterations`);
+        this.messages.push({
+          role: 'user',
+          content: `${LOOP_REMINDER_MARK}This subtask must end by calling ${FINISH_SUBTASK} with a result matching its schema.`,
+        });
+        continue;
+      }
+
+      // Without parallel tool calls the model gets one tool per turn; extra calls are refused, not run.
+      const runnable = provider.capabilities.parallelToolCalls ? calls : calls.slice(0, 1);
+      const results = await this.runToolCalls(runnable, lastCall ? offeredNames : undefined);
+      for (const call of calls) {
+        const result = results.get(call.id) ?? {
+          content: 'Not run: this model takes one tool call per turn. Call it again in your next turn.',
+          isError: true,
+        };
+        this.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content, isError: result.isError });
+      }
+      if (this.finished) return { kind: 'structured', value: this.finished.value };
+      if (this.schemaFailures > MAX_SCHEMA_RETRIES) {
+        return this.schemaNotSatisfied(`the result did not match the output schema after ${MAX_SCHEMA_RETRIES} retries`);
+      }
+      if (lastCall && this.params.structured) {
+        return this.schemaNotSatisfied(`${FINISH_SUBTASK} was not called within ${maxIterations} iterations`);
+      }
+    }
+    // Not reached: the last iteration always returns.
+    return { kind: 'max_iterations', text: this.text };
+  }
+
+  private schemaNotSatisfied(message: string): LoopOutcome {
+    return { kind: 'schema_not_satisfied', message, errors: this.lastSchemaErrors };
+  }
+
+  /** The tools offered to the model on this call. */
+  private offeredTools(lastCall: boolean): ToolDefinition[] {
+    const { provider, budget } = this.ctx;
+    if (!provider.capabilities.tools) return [];
+    const finish = this.params.structured ? [finishSubtaskDefinition(this.params.structured.schema)] : [];
+    if (lastCall) return finish;
+    const atDepthLimit = this.params.depth >= budget.limits.maxDepth;
+    const tools = this.params.belt.tools
+      .filter((tool) => !(tool.name === RUN_SUBTASK && atDepthLimit))
+      .map((tool) => toolDefinition(tool));
+    return [...tools, ...finish];
+  }
+
+  /** One LLM call: budget checks, streaming text to the tree node, usage to the accountant. */
+  private async callModel(tools: ToolDefinition[]): Promise<ModelReply> {
+    const { budget, provider, model, signal, events, accountant, tree } = this.ctx;
+    const { nodeId, system } = this.params;
+    budget.beforeLlmCall(nodeId);
+    this.fitHistory(tools);
+
+    const reply: ModelReply = { text: '', toolCalls: [] };
+    let usage: Usage | undefined;
+    const separator = this.text.length > 0 ? '\n\n' : '';
+    const request = {
+      model,
+      system,
+      messages: [...this.messages],
+      ...(tools.length > 0 ? { tools, parallelToolCalls: provider.capabilities.parallelToolCalls } : {}),
+    };
+    try {
+      for await (const event of abortable(provider.stream(request, signal), signal)) {
+        if (event.type === 'text') {
+          if (event.text.length === 0) continue;
+          // Successive answers of one loop read as paragraphs, on the wire and in the stored text.
+          const delta = reply.text.length === 0 ? separator + event.text : event.text;
+          reply.text += event.text;
+          this.text += delta;
+          events.text(nodeId, delta);
+        } else if (event.type === 'tool_call') {
+          reply.toolCalls.push(event.call);
+        } else if (event.type === 'usage') {
+          usage = addUsage(usage, event.usage);
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      if (error instanceof ProviderError) throw error;
+      throw new ProviderError(`${provider.id}: ${errorMessage(error)}`, { cause: error });
+    } finally {
+      const spent = usage ?? { inputTokens: 0, outputTokens: 0 };
+      const cost = accountant.record(provider.id, model, spent);
+      if (usage) tree.addUsage(nodeId, usage, cost);
+    }
+    return reply;
+  }
+
+  /** Drops the oldest earlier turns until the request fits; what still does not fit ends the turn. */
+  private fitHistory(tools: readonly ToolDefinition[]): void {
+    const { budget, provider } = this.ctx;
+    const limit = Math.min(budget.limits.maxHistoryTokens, provider.capabilities.contextWindow);
+    let estimate = estimateTokens(this.params.system, this.messages, tools);
+    while (estimate > limit && this.prunable > 0) {
+      this.messages.shift();
+      this.prunable -= 1;
+      // Never start the history with an assistant message.
+      while (this.prunable > 0 && this.messages[0]?.role !== 'user') {
+        this.messages.shift();
+        this.prunable -= 1;
+      }
+      estimate = estimateTokens(this.params.system, this.messages, tools);
+    }
+    budget.checkHistoryTokens(limit, estimate, this.params.nodeId);
+  }
+
+  /**
+   * Runs one model turn's tool calls; every call gets a tree node (announced
+   * `pending` in emitted order) and a result. `onlyNames`: on the tool-less
+   * last call of a structured subtask, anything but finish_subtask is refused.
+   */
+  private async runToolCalls(calls: readonly ProviderToolCall[], onlyNames?: ReadonlySet<string>): Promise<Map<string, ToolResult>> {
+    const { tree, budget, signal } = this.ctx;
+    const planned: PlannedCall[] = calls.map((call) => {
+      const isSubtask = call.name === RUN_SUBTASK && this.params.belt.get(RUN_SUBTASK) !== undefined;
+      const tool = this.params.belt.get(call.name);
+      const title = isSubtask ? (call.arguments as { title?: unknown } | null)?.title : undefined;
+      const nodeId = tree.add({
+        parentId: this.params.nodeId,
+        kind: isSubtask ? 'subtask' : 'tool',
+        name: call.name.slice(0, 200) || 'unknown',
+        ...(typeof title === 'string' ? { title } : {}),
+        depth: this.params.depth,
+        args: call.arguments,
+      });
+      return { call, nodeId, parallelSafe: tool?.parallelSafe ?? true, lock: tool?.lock };
+    });
+
+    await scheduleCalls(planned, { maxParallel: budget.limits.maxParallel, signal }, async (item) => {
+      item.result = await this.runOneCall(item, onlyNames);
+    });
+    return new Map(planned.map((item) => [item.call.id, item.result ?? { content: 'No result.', isError: true }]));
+  }
+
+  /** Runs one call to its result. Only a turn stop (cancel, budget) escapes as an exception. */
+  private async runOneCall(item: PlannedCall, onlyNames?: ReadonlySet<string>): Promise<ToolResult> {
+    const { tree, signal } = this.ctx;
+    const { call, nodeId } = item;
+    try {
+      let outcome: ToolResult & { status?: 'denied' | 'blocked' };
+      if (onlyNames && !onlyNames.has(call.name)) {
+        tree.start(nodeId);
+        outcome = { content: `Not run: only ${[...onlyNames].join(', ')} may be called now.`, isError: true };
+      } else if (call.name === FINISH_SUBTASK && this.params.structured) {
+        tree.start(nodeId);
+        outcome = this.finishSubtask(call.arguments, this.params.structured);
+      } else if (call.name === RUN_SUBTASK && this.params.belt.get(RUN_SUBTASK)) {
+        outcome = await this.runSubtask(call, nodeId);
+      } else {
+        outcome = await this.runTool(call, nodeId);
+      }
+      const result = { content: truncateResult(outcome.content, this.ctx.budget.limits.maxToolResultBytes), isError: outcome.isError };
+      tree.finish(nodeId, { status: outcome.status ?? (result.isError ? 'error' : 'done'), result: result.content, isError: result.isError });
+      return result;
+    } catch (error) {
+      if (error instanceof BudgetExceededError && error.exceedance.nodeId === nodeId) {
+        tree.finish(nodeId, { status: 'error', result: error.message, isError: true });
+      } else if (signal.aborted) {
+        tree.finish(nodeId, { status: 'cancelled' });
+      }
+      if (signal.aborted) throw signal.reason;
+      // Not reached for tools (runTool catches); a bug in the loop itself.
+      const content = `Internal error while running ${call.name}: ${errorMessage(error)}`;
+      tree.finish(nodeId, { status: 'error', result: content, isError: true });
+      return { content, isError: true };
+    }
+  }
+
+  private async runTool(call: ProviderToolCall, nodeId: string): Promise<ToolResult & { status?: 'denied' | 'blocked' }> {
+    const { budget, tree, signal, gate, memory, request } = this.ctx;
+    budget.beforeToolCall(nodeId);
+    tree.start(nodeId);
+    const tool = this.params.belt.get(call.name);
+    if (tool === undefined) {
+      return { content: `Unknown tool "${call.name}". Available tools: ${this.params.belt.names.join(', ') || 'none'}.`, isError: true };
+    }
+    const parsed = tool.input.safeParse(call.arguments);
+    if (!parsed.success) {
+      return { content: `Invalid arguments for ${tool.name}:\n${z.prettifyError(parsed.error)}`, isError: true };
+    }
+
+    const decision = await raceAbort(
+      gate({
+        turn: request,
+        tool,
+        args: parsed.data,
+        nodeId,
+        toolCallId: call.id,
+        depth: this.params.depth,
+        signal,
+        awaitingApproval: () => tree.setStatus(nodeId, 'awaiting_approval'),
+      }),
+      signal,
+    );
+    if (!decision.allow) {
+      tree.setStatus(nodeId, 'running', decision.approval);
+      return { content: `Not run: ${decision.reason}`, isError: true, status: decision.status };
+    }
+    if (decision.approval !== undefined) tree.setStatus(nodeId, 'running', decision.approval);
+
+    let output: ToolOutput;
+    try {
+      output = await raceAbort(
+        tool.execute(parsed.data, {
+          signal,
+          memory,
+          workspaceRoot: request.workspaceRoot,
+          turnId: request.turnId,
+          nodeId,
+          toolCallId: call.id,
+          depth: this.params.depth,
+        }),
+        signal,
+      );
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      // A failing tool is a result the model can react to; its siblings go on.
+      return { content: `Tool ${tool.name} failed: ${errorMessage(error)}`, isError: true };
+    }
+    return normalizeOutput(output);
+  }
+
+  private finishSubtask(payload: unknown, structured: StructuredOutput): ToolResult {
+    if (this.finished) return { content: 'The result was already accepted.', isError: false };
+    if (structured.validate(payload)) {
+      this.finished = { value: payload };
+      return { content: 'Result accepted.', isError: false };
+    }
+    this.schemaFailures += 1;
+    this.lastSchemaErrors = describeErrors(structured.validate);
+    const left = MAX_SCHEMA_RETRIES - this.schemaFailures + 1;
+    return {
+      content:
+        `The result does not match the output schema:\n- ${this.lastSchemaErrors.join('\n- ')}\n` +
+        (left > 0 ? `Correct it and call ${FINISH_SUBTASK} again (${left} ${left === 1 ? 'retry' : 'retries'} left).` : 'No retries left.'),
+      isError: true,
+    };
+  }
+
+  /** run_subtask: checks, then a child loop one level deeper with isolated history. */
+  private async runSubtask(call: ProviderToolCall, nodeId: string): Promise<ToolResult> {
+    const { budget, tree, memory, log } = this.ctx;
+    const parsed = RunSubtaskArgs.safeParse(call.arguments);
+    tree.start(nodeId);
+    if (!parsed.success) {
+      return { content: `Invalid arguments for ${RUN_SUBTASK}:\n${z.prettifyError(parsed.error)}`, isError: true };
+    }
+    const args = parsed.data;
+    if (!budget.beforeSubtaskSpawn(nodeId, this.params.depth)) {
+      return {
+        content: `Depth limit reached: subtasks nest at most ${budget.limits.maxDepth} levels deep. Do this work here, without ${RUN_SUBTASK}.`,
+        isError: true,
+      };
+    }
+
+    let belt = this.params.belt;
+    if (args.tools !== undefined) {
+      const subset = belt.subset(args.tools, MEMORY_TOOLS.map((tool) => tool.name));
+      if ('unknown' in subset) {
+        return { content: `Unknown tools for the subtask: ${subset.unknown.join(', ')}. Available: ${belt.names.join(', ')}.`, isError: true };
+      }
+      belt = subset.belt;
+    }
+    let structured: StructuredOutput | undefined;
+    if (args.output_schema !== undefined) {
+      const validate = compileOutputSchema(args.output_schema);
+      if (typeof validate === 'string') return { content: validate, isError: true };
+      structured = { schema: args.output_schema, validate };
+    }
+
+    const depth = this.params.depth + 1;
+    const child = new AgentLoop(this.ctx, {
+      nodeId,
+      depth,
+      system: subtaskSystemPrompt({
+        title: args.title,
+        canSpawn: depth < budget.limits.maxDepth && belt.get(RUN_SUBTASK) !== undefined,
+        structured: structured !== undefined,
+      }),
+      messages: [{ role: 'user', content: args.instructions }],
+      prunable: 0,
+      belt,
+      ...(structured ? { structured } : {}),
+    });
+
+    let result: ToolResult;
+    let stored: unknown;
+    try {
+      const outcome = await child.run();
+      switch (outcome.kind) {
+        case 'answer':
+          result = { content: outcome.text, isError: false };
+          stored = outcome.text;
+          break;
+        case 'structured':
+          result = { content: JSON.stringify(outcome.value), isError: false };
+          stored = outcome.value;
+          break;
+        case 'max_iterations':
+          stored = { error: 'max_iterations', text: outcome.text };
+          result = {
+            content: `The subtask stopped at its iteration limit (${budget.limits.maxIterationsPerLevel}). Its last answer:\n${outcome.text}`,
+            isError: true,
+          };
+          break;
+        case 'schema_not_satisfied':
+          stored = { error: 'schema_not_satisfied', message: outcome.message, errors: outcome.errors };
+          result = { content: JSON.stringify(stored), isError: true };
+          break;
+      }
+    } catch (error) {
+      if (this.ctx.signal.aborted) throw error;
+      // A subtask whose model failed is a failed tool call for the parent; the turn goes on.
+      log('warn', `subtask ${nodeId} failed: ${errorMessage(error)}`);
+      stored = { error: 'subtask_failed', message: errorMessage(error) };
+      result = { content: `The subtask failed: ${errorMessage(error)}`, isError: true };
+    }
+    memory.write(`task:${nodeId}`, stored);
+    return result;
+  }
+}

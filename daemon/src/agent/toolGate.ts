@@ -1,0 +1,29 @@
+/**
+ * The single hook where the permission gate wraps every tool call (at every
+ * depth). The permissions module supplies the real gate; until then every call
+ * is allowed.
+ */
+import type { ApprovalOutcome } from '@arbor/protocol';
+import type { Tool } from '../tools/tool.js';
+import type { TurnRequest } from './turnRunner.js';
+
+export interface GateRequest {
+  turn: TurnRequest;
+  tool: Tool;
+  /** Validated arguments. */
+  args: unknown;
+  nodeId: string;
+  toolCallId: string;
+  depth: number;
+  signal: AbortSignal;
+  /** Call before asking the user: the tree node shows `awaiting_approval`. */
+  awaitingApproval(): void;
+}
+
+export type GateDecision =
+  | { allow: true; approval?: ApprovalOutcome }
+  | { allow: false; status: 'denied' | 'blocked'; reason: string; approval?: ApprovalOutcome };
+
+export type ToolGate = (request: GateRequest) => Promise<GateDecision>;
+
+export const ALLOW_ALL_TOOLS: ToolGate = () => Promise.resolve({ allow: true });

@@ -1,0 +1,171 @@
+/**
+ * The TurnRunner of the unified loop: sets up what one turn shares (budget,
+ * tree, accountant, memory, events, abort signal), runs the root loop, and
+ * ends the turn: open nodes closed, `cost/summary` sent, snapshot returned.
+ */
+import { Methods, type NodeStatus, type StopReason } from '@arbor/protocol';
+import { ModelRefError } from '../providers/modelRef.js';
+import { ProviderError, type Provider } from '../providers/provider.js';
+import { resolveProvider, type ProviderFactory } from '../providers/index.js';
+import type { Script } from '@arbor/protocol';
+import { MEMORY_TOOLS, TurnMemory } from '../tools/memory.js';
+import type { Tool } from '../tools/tool.js';
+import { Toolbelt, composeToolbelt } from '../tools/toolbelt.js';
+import { TurnCancelled } from './abort.js';
+import type { BudgetLimits } from './budgetLimits.js';
+import { ExecutionTree } from './executionTree.js';
+import { AgentLoop } from './loop.js';
+import { rootSystemPrompt } from './prompts.js';
+import { RUN_SUBTASK, runSubtaskTool } from './subtaskTools.js';
+import type { ToolGate } from './toolGate.js';
+import { BudgetExceededError, TurnBudget } from './turnBudget.js';
+import type { Log, TurnContext } from './turnContext.js';
+import { TurnEvents } from './turnEvents.js';
+import type { TurnRequest, TurnResult, TurnRunner } from './turnRunner.js';
+import { UsageAccountant, type Pricing } from './usageAccountant.js';
+
+export interface UnifiedTurnRunnerOptions {
+  budgets: BudgetLimits;
+  defaultModel: string | undefined;
+  /** The daemon's script (`--provider scripted --script`), already validated. */
+  script: Script | undefined;
+  log: Log;
+  tools: readonly Tool[];
+  gate: ToolGate;
+  provider: Provider | undefined;
+  providerFactories: Partial<Record<string, ProviderFactory>>;
+  pricing: Pricing | undefined;
+  chunkCoalesceMs: number | undefined;
+}
+
+const TURN_NODE_STATUS: Record<StopReason, NodeStatus> = {
+  end_turn: 'done',
+  max_iterations: 'done',
+  cancelled: 'cancelled',
+  budget_exceeded: 'error',
+  error: 'error',
+  interrupted: 'cancelled',
+};
+
+export class UnifiedTurnRunner implements TurnRunner {
+  constructor(private readonly options: UnifiedTurnRunnerOptions) {}
+
+  async run(request: TurnRequest): Promise<TurnResult> {
+    const { options } = this;
+    const { turnId } = request;
+    const events = new TurnEvents(request.events, turnId, options.chunkCoalesceMs);
+    const tree = new ExecutionTree(turnId, (nodes) => events.emit(Methods.TreeUpdate, { turnId, nodes }));
+    const accountant = new UsageAccountant(options.pricing);
+
+    // One signal for the whole turn: the client's cancel and every budget stop abort it.
+    const controller = new AbortController();
+    const onCancel = (): void => controller.abort(new TurnCancelled());
+    if (request.signal.aborted) onCancel();
+    else request.signal.addEventListener('abort', onCancel, { once: true });
+
+    const budget = new TurnBudget(options.budgets, (exceeded) => {
+      events.emit(Methods.BudgetExceeded, {
+        turnId,
+        kind: exceeded.kind,
+        limit: exceeded.limit,
+        observed: exceeded.observed,
+        ...(exceeded.nodeId === undefined ? {} : { nodeId: exceeded.nodeId }),
+      });
+      controller.abort(new BudgetExceededError(exceeded));
+    });
+    // The wall clock also stops tools and providers that are in the middle of an await.
+    let wallClock: NodeJS.Timeout | undefined;
+    const armWallClock = (): void => {
+      wallClock = setTimeout(
+        () => {
+          try {
+            budget.checkWallClock(tree.rootId);
+            armWallClock(); // fired a little early
+          } catch {
+            // reported through onExceeded
+          }
+        },
+        Math.max(1, options.budgets.maxWallClockMs - budget.elapsedMs + 1),
+      );
+    };
+    armWallClock();
+
+    let loop: AgentLoop | undefined;
+    let stopReason: StopReason;
+    let error: string | undefined;
+    try {
+      const { provider, model } = options.provider
+        ? { provider: options.provider, model: request.model ?? 'default' }
+        : resolveProvider({
+            script: request.script ?? options.script,
+            model: request.model ?? options.defaultModel,
+            factories: options.providerFactories,
+          });
+      const ctx: TurnContext = {
+        request,
+        provider,
+        model,
+        budget,
+        tree,
+        accountant,
+        memory: new TurnMemory(),
+        events,
+        gate: options.gate,
+        signal: controller.signal,
+        log: options.log,
+      };
+      const belt = provider.capabilities.tools
+        ? composeToolbelt([runSubtaskTool as Tool], MEMORY_TOOLS, options.tools)
+        : new Toolbelt([]);
+      loop = new AgentLoop(ctx, {
+        nodeId: tree.rootId,
+        depth: 0,
+        system: rootSystemPrompt({
+          hasTools: belt.tools.length > 0,
+          canSpawn: belt.get(RUN_SUBTASK) !== undefined && options.budgets.maxDepth > 0,
+        }),
+        messages: [
+          ...request.history.map((message) => ({ role: message.role, content: message.content })),
+          { role: 'user', content: request.text },
+        ],
+        prunable: request.history.length,
+        belt,
+      });
+      const outcome = await loop.run();
+      stopReason = outcome.kind === 'max_iterations' ? 'max_iterations' : 'end_turn';
+    } catch (caught) {
+      if (budget.exceeded) stopReason = 'budget_exceeded';
+      else if (request.signal.aborted) stopReason = 'cancelled';
+      else {
+        stopReason = 'error';
+        if (caught instanceof ProviderError || caught instanceof ModelRefError) error = caught.message;
+        else {
+          error = 'internal error in the agent loop';
+          options.log('error', `turn ${turnId}: ${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
+        }
+      }
+    } finally {
+      clearTimeout(wallClock);
+      request.signal.removeEventListener('abort', onCancel);
+    }
+    // Anything still running was stopped with the turn.
+    if (!controller.signal.aborted) controller.abort(new TurnCancelled());
+
+    const text = loop?.text ?? '';
+    tree.closeOpen(stopReason === 'error' ? 'error' : 'cancelled');
+    tree.finish(tree.rootId, {
+      status: TURN_NODE_STATUS[stopReason],
+      ...(text.length > 0 ? { result: text } : error ? { result: error } : {}),
+      ...(stopReason === 'error' ? { isError: true } : {}),
+    });
+    events.emit(Methods.CostSummary, accountant.summary(turnId));
+    events.close();
+    return {
+      stopReason,
+      text,
+      usage: accountant.usage,
+      tree: tree.snapshot(),
+      ...(error === undefined ? {} : { error }),
+    };
+  }
+}

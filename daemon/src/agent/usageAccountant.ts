@@ -1,0 +1,62 @@
+/**
+ * UsageAccountant: one per turn, shared through the recursion. Every LLM call
+ * of every loop is recorded under its provider and model; the turn's
+ * `cost/summary` is built from it.
+ */
+import type { CostSummaryParams, ModelCost, Usage } from '@arbor/protocol';
+
+/** Price of one call in USD; null when the model's price is unknown. */
+export type Pricing = (provider: string, model: string, usage: Usage) => number | null;
+
+export const UNKNOWN_PRICES: Pricing = () => null;
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0 };
+}
+
+export function addUsage(a: Usage | undefined, b: Usage): Usage {
+  const sum: Usage = {
+    inputTokens: (a?.inputTokens ?? 0) + b.inputTokens,
+    outputTokens: (a?.outputTokens ?? 0) + b.outputTokens,
+  };
+  const cached = (a?.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
+  const reasoning = (a?.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
+  if (a?.cachedInputTokens !== undefined || b.cachedInputTokens !== undefined) sum.cachedInputTokens = cached;
+  if (a?.reasoningTokens !== undefined || b.reasoningTokens !== undefined) sum.reasoningTokens = reasoning;
+  return sum;
+}
+
+function addCost(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a + b;
+}
+
+export class UsageAccountant {
+  private readonly byModel = new Map<string, ModelCost>();
+  private total: Usage = emptyUsage();
+  private totalCost: number | null = 0;
+
+  constructor(private readonly pricing: Pricing = UNKNOWN_PRICES) {}
+
+  /** Records one LLM call; returns its cost (null: unknown). */
+  record(provider: string, model: string, usage: Usage): number | null {
+    const cost = this.pricing(provider, model, usage);
+    const key = `${provider}\u0000${model}`;
+    const entry = this.byModel.get(key) ?? { provider, model, calls: 0, usage: emptyUsage(), cost: 0 };
+    entry.calls += 1;
+    entry.usage = addUsage(entry.usage, usage);
+    entry.cost = addCost(entry.cost, cost);
+    this.byModel.set(key, entry);
+    this.total = addUsage(this.total, usage);
+    this.totalCost = addCost(this.totalCost, cost);
+    return cost;
+  }
+
+  get usage(): Usage {
+    return { ...this.total };
+  }
+
+  summary(turnId: string): Omit<CostSummaryParams, 'sessionId' | 'seq'> {
+    const byModel = [...this.byModel.values()].map((entry) => ({ ...entry, usage: { ...entry.usage } }));
+    return { turnId, usage: this.usage, cost: byModel.length === 0 ? 0 : this.totalCost, currency: 'USD', byModel };
+  }
+}

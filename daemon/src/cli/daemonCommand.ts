@@ -1,0 +1,88 @@
+/** `arbor daemon`: parses flags, builds the configuration, starts serving. */
+import { parseArgs } from 'node:util';
+import {
+  ConfigError,
+  configFromEnv,
+  readConfigFile,
+  resolveConfig,
+  type ConfigOverrides,
+} from '../config/daemonConfig.js';
+import { prepareDataDir } from '../config/dataDir.js';
+import { createLogger, fileSink, stderrSink, type LogLevel } from '../logging/logger.js';
+import { runDaemon } from '../server/startDaemon.js';
+import { daemonVersion } from './version.js';
+
+export const DAEMON_HELP = `Usage: arbor daemon (--stdio | --listen <address>) [options]
+
+Runs the Arbor agent daemon.
+
+Transport (one is required):
+  --stdio                 Serve one client over stdin/stdout (editors spawn this).
+  --listen <address>      Serve many clients on a Unix socket path (mode 0600)
+                          or on 127.0.0.1:<port> (loopback only; 0 picks a port).
+                          Clients must present the token in <data-dir>/token
+                          in initialize ("token" or initializationOptions.token).
+
+Options:
+  --config <file>         JSON config file (schema: daemon/schema/config.schema.json).
+  --data-dir <dir>        Token, logs and store (default ~/.arbor, created 0700).
+  --log-level <level>     debug | info | warn | error (default info).
+  --model <provider:model>  Default model for sessions that name none.
+  --provider scripted     Use the deterministic scripted provider (tests, demos).
+  --script <file>         Script for the scripted provider.
+  --testing               Serve _arbor/testing/* methods (implied by --provider scripted).
+  -h, --help              Show this help.
+
+Precedence: flags > environment (ARBOR_DATA_DIR, ARBOR_LOG_LEVEL, ARBOR_MODEL) > config file.
+Logs go to stderr and to <data-dir>/logs/daemon.log; stdout carries only protocol frames.
+`;
+
+export async function daemonCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      stdio: { type: 'boolean' },
+      listen: { type: 'string' },
+      config: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'log-level': { type: 'string' },
+      model: { type: 'string' },
+      provider: { type: 'string' },
+      script: { type: 'string' },
+      testing: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(DAEMON_HELP);
+    return 0;
+  }
+  if (values.stdio && values.listen !== undefined) {
+    throw new ConfigError('choose one transport: --stdio or --listen');
+  }
+  const flags: ConfigOverrides = {
+    dataDir: values['data-dir'],
+    logLevel: values['log-level'] as LogLevel | undefined,
+    listen: values.listen,
+    model: values.model,
+    provider: values.provider as 'scripted' | undefined,
+    script: values.script,
+  };
+  const file = values.config ? readConfigFile(values.config) : {};
+  const config = resolveConfig(file, configFromEnv(process.env), flags);
+  if (!values.stdio && !config.listen) {
+    throw new ConfigError('arbor daemon needs --stdio or --listen <address> (see arbor daemon --help)');
+  }
+  prepareDataDir(config.dataDir);
+  const log = createLogger(config.logLevel, [stderrSink(), fileSink(config.dataDir)]);
+  await runDaemon({
+    config,
+    log,
+    daemonVersion: daemonVersion(),
+    testing: values.testing ?? false,
+    stdio: values.stdio ?? false,
+  });
+  return -1; // keep running
+}

@@ -1,0 +1,66 @@
+/**
+ * `arbor` entry point. Imports stay light: each command loads what it needs,
+ * and the agent (provider SDKs, SQLite) loads on the first turn.
+ */
+import { ConfigError } from '../config/daemonConfig.js';
+
+const USAGE = `Usage: arbor <command> [options]
+
+Commands:
+  daemon        Run the agent daemon (arbor daemon --help)
+
+Options:
+  --version     Print the daemon and protocol versions
+  -h, --help    Show this help
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case '--version':
+    case '-v': {
+      const { versionText } = await import('./version.js');
+      process.stdout.write(versionText());
+      return 0;
+    }
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(USAGE);
+      return command === undefined ? 2 : 0;
+    case 'daemon': {
+      const { daemonCommand } = await import('./daemonCommand.js');
+      return daemonCommand(rest);
+    }
+    default:
+      process.stderr.write(`arbor: unknown command ${command}\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+/** Runs main and turns startup problems into one readable line and exit code 2. */
+export function run(argv: string[]): void {
+  main(argv).then(
+    (code) => {
+      if (code >= 0) process.exitCode = code;
+    },
+    (error: unknown) => {
+      const known = error instanceof ConfigError || isParseArgsError(error) || isStartupError(error);
+      const message = error instanceof Error ? error.message : String(error);
+      process.stderr.write(`arbor: ${message}\n`);
+      if (!known && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+      process.exit(2);
+    },
+  );
+}
+
+function isParseArgsError(error: unknown): boolean {
+  return (error as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS') ?? false;
+}
+
+function isStartupError(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('--listen');
+}
+
+run(process.argv.slice(2));

@@ -1,0 +1,36 @@
+/**
+ * The daemon's config file (`--config <file>`, JSON). Strict: an unknown key
+ * is an error naming its path, so a typo never silently does nothing.
+ * `daemon/schema/config.schema.json` is generated from this schema.
+ */
+import { z } from 'zod';
+import { BudgetOverrides } from '../agent/budgetLimits.js';
+import { LOG_LEVELS } from '../logging/logger.js';
+
+/** Default largest frame body, in bytes (8 MiB), as the spec gives it. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+/** How long a tool call waits for an approval before it is timed out. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 600_000;
+
+export const ConfigFile = z
+  .object({
+    $schema: z.string().optional().describe('Editors may point this at config.schema.json'),
+    dataDir: z.string().min(1).optional().describe('Where the daemon keeps its token, logs and store (default ~/.arbor)'),
+    logLevel: z.enum(LOG_LEVELS).optional(),
+    maxMessageBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(1024 * 1024 * 1024)
+      .optional()
+      .describe('Largest accepted frame body in bytes (default 8388608)'),
+    listen: z.string().min(1).optional().describe('Unix socket path or 127.0.0.1:port'),
+    model: z.string().min(1).optional().describe('Default model (provider:model) for sessions that name none'),
+    provider: z.enum(['scripted']).optional().describe('Force the deterministic scripted provider'),
+    script: z.string().min(1).optional().describe('Script file of the scripted provider'),
+    budgets: BudgetOverrides.optional(),
+    approvalTimeoutMs: z.number().int().positive().optional(),
+    alwaysAsk: z.array(z.string().min(1)).optional().describe('Tools that ask for approval even in auto mode'),
+  })
+  .strict();
+export type ConfigFile = z.infer<typeof ConfigFile>;

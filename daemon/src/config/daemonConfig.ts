@@ -1,0 +1,104 @@
+/**
+ * The effective configuration: defaults, then the config file, then
+ * environment variables, then command-line flags (flags win).
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { z } from 'zod';
+import { BudgetLimits } from '../agent/budgetLimits.js';
+import type { LogLevel } from '../logging/logger.js';
+import {
+  ConfigFile,
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_MAX_MESSAGE_BYTES,
+} from './configSchema.js';
+
+export interface DaemonConfig {
+  dataDir: string;
+  logLevel: LogLevel;
+  maxMessageBytes: number;
+  listen: string | undefined;
+  model: string | undefined;
+  provider: 'scripted' | undefined;
+  script: string | undefined;
+  budgets: BudgetLimits;
+  approvalTimeoutMs: number;
+  alwaysAsk: string[];
+}
+
+/** Thrown for any configuration problem; the CLI prints the message and exits 2. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** The settings flags and environment variables can carry. */
+export type ConfigOverrides = Partial<Pick<ConfigFile, 'dataDir' | 'logLevel' | 'listen' | 'model' | 'provider' | 'script'>>;
+
+export function readConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read config file ${path}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`config file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = ConfigFile.safeParse(json);
+  if (!parsed.success) throw new ConfigError(`invalid config file ${path}:\n${formatIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/** One line per problem, with the key's path, e.g. `budgets.maxDepht: unrecognized key`. */
+export function formatIssues(error: z.ZodError): string {
+  return error.issues
+    .flatMap((issue) => {
+      const base = issue.path.map(String);
+      if (issue.code === 'unrecognized_keys') {
+        return issue.keys.map((key) => `  ${[...base, key].join('.')}: unknown key`);
+      }
+      return [`  ${base.join('.') || '(root)'}: ${issue.message}`];
+    })
+    .join('\n');
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv): ConfigOverrides {
+  const out: ConfigOverrides = {};
+  if (env['ARBOR_DATA_DIR']) out.dataDir = env['ARBOR_DATA_DIR'];
+  if (env['ARBOR_LOG_LEVEL']) out.logLevel = env['ARBOR_LOG_LEVEL'] as LogLevel;
+  if (env['ARBOR_MODEL']) out.model = env['ARBOR_MODEL'];
+  return out;
+}
+
+export function resolveConfig(
+  file: ConfigFile,
+  env: ConfigOverrides,
+  flags: ConfigOverrides,
+): DaemonConfig {
+  const pick = <K extends keyof ConfigOverrides>(key: K): ConfigOverrides[K] =>
+    flags[key] ?? env[key] ?? file[key];
+  const check = ConfigFile.safeParse(withoutUndefined({ ...env, ...flags }));
+  if (!check.success) throw new ConfigError(`invalid option:\n${formatIssues(check.error)}`);
+  const budgets = BudgetLimits.safeParse(file.budgets ?? {});
+  if (!budgets.success) throw new ConfigError(`invalid budgets:\n${formatIssues(budgets.error)}`);
+  return {
+    dataDir: resolve(pick('dataDir') ?? join(homedir(), '.arbor')),
+    logLevel: pick('logLevel') ?? 'info',
+    maxMessageBytes: file.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    listen: pick('listen'),
+    model: pick('model'),
+    provider: pick('provider'),
+    script: pick('script'),
+    budgets: budgets.data,
+    approvalTimeoutMs: file.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+    alwaysAsk: file.alwaysAsk ?? [],
+  };
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

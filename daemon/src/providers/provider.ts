@@ -1,0 +1,69 @@
+/**
+ * The provider interface: what the agent loop needs from an LLM. One request
+ * is one model turn; the answer is a stream of events. Real providers (openai,
+ * anthropic, local) and the scripted provider implement it the same way.
+ */
+import type { Usage } from '@arbor/protocol';
+
+export interface ProviderCapabilities {
+  /** The model can call tools. Without it the loop degrades to plain chat. */
+  tools: boolean;
+  /** The model may emit several tool calls in one turn. Without it: one tool per turn. */
+  parallelToolCalls: boolean;
+  /** Context window in tokens. */
+  contextWindow: number;
+}
+
+export interface ProviderToolCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+/** The conversation as the provider sees it. `tool` messages answer `toolCalls` by id. */
+export type ProviderMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ProviderToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string; isError?: boolean };
+
+/** A tool as offered to the model. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  inputSchema: Record<string, unknown>;
+}
+
+export interface ProviderRequest {
+  model: string;
+  system: string;
+  messages: readonly ProviderMessage[];
+  /** Absent or empty: the model must answer in text. */
+  tools?: readonly ToolDefinition[];
+  /** false: at most one tool call this turn. */
+  parallelToolCalls?: boolean;
+}
+
+export type ProviderStopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
+
+export type ProviderEvent =
+  | { type: 'text'; text: string }
+  | { type: 'tool_call'; call: ProviderToolCall }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'stop'; reason: ProviderStopReason };
+
+export interface Provider {
+  /** Provider id as in model strings and cost summaries (`openai`, `scripted`, ...). */
+  readonly id: string;
+  readonly capabilities: ProviderCapabilities;
+  /** Streams one model turn. Must stop promptly (throwing) when `signal` aborts. */
+  stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent>;
+}
+
+/** The model or the provider failed; the message is safe to show the user. */
+export class ProviderError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ProviderError';
+  }
+}

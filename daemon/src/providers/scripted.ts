@@ -1,0 +1,179 @@
+/**
+ * The scripted provider: replays a script of model turns, deterministically.
+ * Public test tooling (tests, demos, the conformance suite).
+ *
+ * Each agent loop (root or subtask) is keyed by its first user message: the
+ * conversation whose key equals it, else the longest key contained in it, else
+ * `*`. A loop consumes its own list in order: the reply index is the number of
+ * assistant messages the loop already holds, so the provider keeps no state and
+ * parallel subtasks stay deterministic.
+ */
+import { readFileSync } from 'node:fs';
+import { Script, type ScriptedReply } from '@arbor/protocol';
+import { z } from 'zod';
+import {
+  ProviderError,
+  type Provider,
+  type ProviderCapabilities,
+  type ProviderEvent,
+  type ProviderMessage,
+  type ProviderRequest,
+} from './provider.js';
+
+export const SCRIPTED_PROVIDER_ID = 'scripted';
+/** Text of a reply is streamed in pieces of at most this many characters. */
+const STREAM_PIECE_CHARS = 24;
+
+export const SCRIPTED_CAPABILITIES: ProviderCapabilities = {
+  tools: true,
+  parallelToolCalls: true,
+  contextWindow: 1_000_000,
+};
+
+/** A script file that cannot be read, is not JSON, or does not match the format. */
+export class ScriptError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ScriptError';
+  }
+}
+
+export function parseScript(value: unknown, source = 'script'): Script {
+  const parsed = Script.safeParse(value);
+  if (!parsed.success) {
+    throw new ScriptError(`${source} does not match the scripted-provider format:\n${z.prettifyError(parsed.error)}`);
+  }
+  return parsed.data;
+}
+
+/** Reads and validates a script file; every failure is a ScriptError saying what is wrong. */
+export function loadScriptFile(path: string): Script {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ScriptError(`cannot read script file ${path}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ScriptError(`script file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  return parseScript(json, `script file ${path}`);
+}
+
+/** Exact key, else the longest key contained in the message, else `*`. */
+export function findConversationKey(script: Script, firstUserMessage: string): string | undefined {
+  const keys = Object.keys(script.conversations);
+  if (keys.includes(firstUserMessage)) return firstUserMessage;
+  let best: string | undefined;
+  for (const key of keys) {
+    if (key === '*' || key.length === 0 || !firstUserMessage.includes(key)) continue;
+    if (best === undefined || key.length > best.length) best = key;
+  }
+  if (best !== undefined) return best;
+  return keys.includes('*') ? '*' : undefined;
+}
+
+/** The loop marks the reminders it injects as user messages, so they are not taken for loop starts. */
+export const LOOP_REMINDER_MARK = '[arbor] ';
+
+/** Where the loop starts: its last (non-reminder) user message; replies so far: assistant messages after it. */
+function loopPosition(messages: readonly ProviderMessage[]): { firstUserMessage: string; replyIndex: number } {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message?.role !== 'user' || message.content.startsWith(LOOP_REMINDER_MARK)) continue;
+    const replyIndex = messages.slice(i + 1).filter((m) => m.role === 'assistant').length;
+    return { firstUserMessage: message.content, replyIndex };
+  }
+  throw new ProviderError('scripted provider: the request has no user message');
+}
+
+function splitText(text: string): string[] {
+  const pieces: string[] = [];
+  // Split at word boundaries so chunks look like a model's deltas; always >= 2 pieces for longer text.
+  const limit = Math.max(1, Math.min(STREAM_PIECE_CHARS, Math.ceil(text.length / 2)));
+  let rest = text;
+  while (rest.length > limit) {
+    let cut = rest.lastIndexOf(' ', limit);
+    if (cut <= 0) cut = limit;
+    pieces.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  if (rest.length > 0) pieces.push(rest);
+  return pieces;
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export interface ScriptedProviderOptions {
+  capabilities?: Partial<ProviderCapabilities>;
+}
+
+export class ScriptedProvider implements Provider {
+  readonly id = SCRIPTED_PROVIDER_ID;
+  readonly capabilities: ProviderCapabilities;
+
+  constructor(
+    private readonly script: Script,
+    options: ScriptedProviderOptions = {},
+  ) {
+    this.capabilities = { ...SCRIPTED_CAPABILITIES, ...options.capabilities };
+  }
+
+  async *stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+    const reply = this.replyFor(request);
+    if ('error' in reply) throw new ProviderError(reply.error);
+    if (reply.delayMs) await delay(reply.delayMs, signal);
+    signal.throwIfAborted();
+
+    for (const piece of splitText(reply.text ?? '')) {
+      yield { type: 'text', text: piece };
+      signal.throwIfAborted();
+    }
+    // A model offered no tools cannot call any.
+    const calls = request.tools && request.tools.length > 0 ? (reply.toolCalls ?? []) : [];
+    const { replyIndex } = loopPosition(request.messages);
+    for (const [i, call] of calls.entries()) {
+      yield {
+        type: 'tool_call',
+        call: { id: call.id ?? `call_${replyIndex}_${i}`, name: call.name, arguments: call.arguments ?? {} },
+      };
+    }
+    if (reply.usage) yield { type: 'usage', usage: { inputTokens: reply.usage.inputTokens, outputTokens: reply.usage.outputTokens } };
+    yield { type: 'stop', reason: calls.length > 0 ? 'tool_use' : 'end_turn' };
+  }
+
+  private replyFor(request: ProviderRequest): ScriptedReply {
+    const { firstUserMessage, replyIndex } = loopPosition(request.messages);
+    const key = findConversationKey(this.script, firstUserMessage);
+    if (key === undefined) {
+      throw new ProviderError(`scripted provider: no conversation matches "${preview(firstUserMessage)}" and there is no "*"`);
+    }
+    const reply = this.script.conversations[key]?.[replyIndex];
+    if (reply === undefined) {
+      throw new ProviderError(
+        `scripted provider: conversation "${preview(key)}" has no reply #${replyIndex + 1} (the script ran out of replies)`,
+      );
+    }
+    return reply;
+  }
+}
+
+function preview(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

@@ -1,0 +1,276 @@
+/**
+ * One client on one stream pair (stdio, or one socket connection): the
+ * hardened reader, the vscode-jsonrpc connection, the lifecycle, and the
+ * bridge between the client and the sessions it is attached to.
+ */
+import type { Readable, Writable } from 'node:stream';
+import {
+  Methods,
+  type ClientCapabilities,
+  type InitializeResult,
+  ArborErrorCodes,
+  JsonRpcErrorCodes,
+} from '@arbor/protocol';
+import {
+  LogTraceNotification,
+  ResponseError,
+  SetTraceNotification,
+  Trace,
+  createMessageConnection,
+  type CancellationToken,
+  type Message,
+  type MessageConnection,
+  StreamMessageWriter,
+} from 'vscode-jsonrpc/node';
+import { RpcError } from '../rpcError.js';
+import type { SessionEvent } from '../session/eventLog.js';
+import type { EventSubscriber } from '../session/eventBus.js';
+import { daemonCapabilities, type DaemonContext } from './daemonContext.js';
+import { HardenedMessageReader } from './hardenedMessageReader.js';
+import { ConnectionLifecycle } from './connectionLifecycle.js';
+import { MethodRouter, parseParams } from './methodRouter.js';
+import { checkToken, negotiateVersion } from './negotiation.js';
+import { ObservedWriter } from './observedWriter.js';
+import type { ProtocolFault } from './protocolFault.js';
+
+/** Longest wait for pending answers when the input ends or exit arrives. */
+const DRAIN_TIMEOUT_MS = 2000;
+
+/** What a method handler knows about the client that sent the request. */
+export interface ClientContext {
+  readonly clientId: string;
+  /** This client as an event subscriber, for session/new and session/attach. */
+  readonly subscriber: EventSubscriber;
+  /** Runs `fn` once the response to the current request has been queued for writing. */
+  afterReply(fn: () => void): void;
+}
+
+export interface ClosedInfo {
+  /** The client sent `exit` (rather than just dropping the stream). */
+  exitRequested: boolean;
+  /** `shutdown` came before the end: LSP's exit code 0. */
+  shutdownRequested: boolean;
+}
+
+export interface ClientConnectionOptions {
+  input: Readable;
+  output: Writable;
+  context: DaemonContext;
+  router: MethodRouter<ClientContext>;
+  /** Socket mode: the token `initialize` must present. Undefined on stdio. */
+  requiredToken?: string;
+  onClosed(info: ClosedInfo): void;
+}
+
+export class ClientConnection implements EventSubscriber {
+  readonly clientId: string;
+  private readonly lifecycle = new ConnectionLifecycle();
+  private readonly writer: ObservedWriter;
+  private readonly connection: MessageConnection;
+  private clientCapabilities: ClientCapabilities = {};
+  private exitRequested = false;
+  private readonly reader: HardenedMessageReader;
+  private responsesWritten = 0;
+  private notificationsHandled = 0;
+  private readonly faultResponses = new WeakSet<object>();
+
+  constructor(private readonly options: ClientConnectionOptions) {
+    const { context } = options;
+    this.clientId = context.nextClientId();
+    this.writer = new ObservedWriter(new StreamMessageWriter(options.output), (m) => this.afterWrite(m));
+    const reader = (this.reader = new HardenedMessageReader(options.input, {
+      maxMessageBytes: context.maxMessageBytes,
+      onFault: (fault) => this.answerFault(fault),
+    }));
+    this.connection = createMessageConnection(reader, this.writer, {
+      error: (m) => context.log.debug(`${this.clientId}: jsonrpc: ${m}`),
+      warn: (m) => context.log.debug(`${this.clientId}: jsonrpc: ${m}`),
+      info: () => undefined,
+      log: () => undefined,
+    });
+    this.connection.onRequest((method, params, token) => this.onRequest(method, params, token));
+    this.connection.onNotification((method, params) => this.onNotification(method, params));
+    // End of input: answer what was already received, then close.
+    this.connection.onClose(() => this.closeWhenDrained());
+    this.connection.onError(([error]) =>
+      context.log.debug(`${this.clientId}: transport error: ${error.message}`),
+    );
+    options.output.on('error', () => this.close());
+  }
+
+  get capabilities(): ClientCapabilities {
+    return this.clientCapabilities;
+  }
+
+  start(): void {
+    this.options.context.log.info(`${this.clientId}: connected`);
+    this.connection.listen();
+  }
+
+  /** Session events reach the client as notifications named by their descriptor. */
+  deliver(event: SessionEvent): void {
+    if (this.lifecycle.state !== 'initialized') return;
+    this.connection.sendNotification(event.descriptor.method, event.params).catch(() => {
+      // A dead stream is noticed by onClose; the event stays in the replay log.
+    });
+  }
+
+  /** Ends the connection from the daemon's side. */
+  close(): void {
+    if (this.lifecycle.state === 'closed') return;
+    this.closed();
+    this.options.output.end();
+    // A socket is both streams: end() lets queued bytes drain; stdin just stops.
+    if ((this.options.input as unknown) !== this.options.output) this.options.input.destroy();
+  }
+
+  private async onRequest(method: string, rawParams: unknown, token: CancellationToken): Promise<unknown> {
+    try {
+      this.lifecycle.admitRequest(method === Methods.Initialize.method);
+      if (method === Methods.Initialize.method) return this.initialize(rawParams);
+      if (method === Methods.Shutdown.method) return this.shutdown();
+      let deferred: (() => void)[] = [];
+      const context: ClientContext = {
+        clientId: this.clientId,
+        subscriber: this,
+        afterReply: (fn) => deferred.push(fn),
+      };
+      try {
+        return await this.options.router.handleRequest(method, rawParams, context, token);
+      } finally {
+        // The reply is written in the microtasks after this handler settles;
+        // setImmediate runs after them, so deferred work follows the reply.
+        const run = deferred;
+        deferred = [];
+        if (run.length > 0) setImmediate(() => run.forEach((fn) => fn()));
+      }
+    } catch (error) {
+      throw toResponseError(error, method, (m) => this.options.context.log.error(m));
+    }
+  }
+
+  private initialize(rawParams: unknown): InitializeResult {
+    const params = parseParams(Methods.Initialize, rawParams);
+    checkToken(this.options.requiredToken, params);
+    const protocolVersion = negotiateVersion(params);
+    this.clientCapabilities = params.capabilities;
+    this.lifecycle.initialized();
+    const { context } = this.options;
+    const client = params.clientInfo
+      ? ` (${params.clientInfo.name}${params.clientInfo.version ? ' ' + params.clientInfo.version : ''})`
+      : '';
+    context.log.info(`${this.clientId}: initialized${client}, protocol ${protocolVersion}`);
+    return {
+      protocolVersion,
+      serverInfo: { name: 'arbor', version: context.daemonVersion },
+      capabilities: daemonCapabilities(context),
+      clientId: this.clientId,
+    };
+  }
+
+  /** LSP's shutdown has void params; whatever a client sends there is ignored. */
+  private shutdown(): null {
+    this.lifecycle.shutDown();
+    // After shutdown the client gets no more events.
+    this.options.context.sessions.detachClient(this.clientId);
+    return null;
+  }
+
+  private onNotification(method: string, rawParams: unknown): void {
+    this.notificationsHandled += 1;
+    const isExit = method === Methods.Exit.method;
+    if (!this.lifecycle.admitNotification(isExit)) return;
+    if (isExit) {
+      this.exitRequested = true;
+      this.closeWhenDrained();
+      return;
+    }
+    if (method === SetTraceNotification.type.method) {
+      this.setTrace(rawParams);
+      return;
+    }
+    try {
+      const handled = this.options.router.handleNotification(method, rawParams, this.context());
+      if (!handled) this.options.context.log.debug(`${this.clientId}: ignored notification ${method}`);
+    } catch (error) {
+      // Notifications have no response; an invalid one is logged and dropped.
+      const reason = error instanceof Error ? error.message : String(error);
+      this.options.context.log.warn(`${this.clientId}: dropped notification ${method}: ${reason}`);
+    }
+  }
+
+  private context(): ClientContext {
+    return { clientId: this.clientId, subscriber: this, afterReply: (fn) => setImmediate(fn) };
+  }
+
+  /** `$/setTrace`: vscode-jsonrpc traces each message; we forward them as `$/logTrace`. */
+  private setTrace(rawParams: unknown): void {
+    const value = (rawParams as { value?: unknown } | undefined)?.value;
+    if (value !== 'off' && value !== 'messages' && value !== 'compact' && value !== 'verbose') return;
+    const trace = Trace.fromString(value);
+    void this.connection.trace(trace, {
+      log: (message: string, data?: string) => {
+        void this.connection
+          .sendNotification(LogTraceNotification.type, { message, ...(data && { verbose: data }) })
+          .catch(() => undefined);
+      },
+    });
+  }
+
+  private answerFault(fault: ProtocolFault): void {
+    const response = {
+      jsonrpc: '2.0',
+      id: fault.id,
+      error: { code: fault.code, message: fault.message },
+    } as Message;
+    this.faultResponses.add(response);
+    const written = this.writer.write(response).catch(() => undefined);
+    if (fault.fatal) void written.then(() => this.close());
+  }
+
+  /** Logs every error we answer, once, without bodies; closes after Unauthorized. */
+  private afterWrite(message: Message): void {
+    if ('id' in message && !('method' in message) && !this.faultResponses.has(message)) {
+      this.responsesWritten += 1;
+    }
+    const error = (message as { error?: { code: number; message: string } }).error;
+    if (!error) return;
+    this.options.context.log.warn(`${this.clientId}: answered error ${error.code}: ${error.message}`);
+    if (error.code === ArborErrorCodes.Unauthorized) this.close();
+  }
+
+  /**
+   * Waits until every request received so far is answered and every
+   * notification handled (bounded, so a hung handler cannot keep us alive).
+   */
+  private closeWhenDrained(deadline = Date.now() + DRAIN_TIMEOUT_MS): void {
+    const drained =
+      this.responsesWritten >= this.reader.requestsPassed &&
+      this.notificationsHandled >= this.reader.notificationsPassed;
+    if (drained || Date.now() > deadline) this.close();
+    else setTimeout(() => this.closeWhenDrained(deadline), 2);
+  }
+
+  private closed(): void {
+    if (this.lifecycle.state === 'closed') return;
+    const info: ClosedInfo = {
+      exitRequested: this.exitRequested,
+      shutdownRequested: this.lifecycle.shutdownRequested,
+    };
+    this.lifecycle.close();
+    this.writer.close();
+    this.options.context.sessions.detachClient(this.clientId);
+    this.options.context.log.info(`${this.clientId}: disconnected`);
+    this.connection.dispose();
+    this.options.onClosed(info);
+  }
+}
+
+function toResponseError(error: unknown, method: string, logInternal: (m: string) => void): ResponseError<unknown> {
+  if (error instanceof RpcError) return new ResponseError(error.code, error.message, error.data);
+  if (error instanceof ResponseError) return error;
+  // A bug of ours: the client learns that it failed, the log learns why.
+  const reason = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  logInternal(`internal error in ${method}: ${reason}`);
+  return new ResponseError(JsonRpcErrorCodes.InternalError, `internal error while handling ${method}`);
+}

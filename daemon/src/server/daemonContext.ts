@@ -1,0 +1,34 @@
+/**
+ * What every client connection shares: the sessions, the logger, the limits
+ * and the capabilities this daemon advertises.
+ */
+import type { DaemonCapabilities } from '@arbor/protocol';
+import type { Logger } from '../logging/logger.js';
+import type { SessionManager } from '../session/sessionManager.js';
+import { EVENT_REPLAY_RETENTION } from '../session/eventLog.js';
+
+export interface DaemonContext {
+  sessions: SessionManager;
+  log: Logger;
+  maxMessageBytes: number;
+  /** `_arbor/testing/*` methods are served (`--provider scripted` or `--testing`). */
+  testing: boolean;
+  daemonVersion: string;
+  /** Allocates the name a connection has in logs and in `initialize`'s result. */
+  nextClientId(): string;
+}
+
+export function daemonCapabilities(context: DaemonContext): DaemonCapabilities {
+  return {
+    sessions: { persistence: false },
+    attach: { replay: true, replayRetention: EVENT_REPLAY_RETENTION },
+    permissionModes: ['plan', 'default', 'auto'],
+    maxMessageBytes: context.maxMessageBytes,
+    ...(context.testing && { testing: { scriptedProvider: {} } }),
+  };
+}
+
+export function clientIdAllocator(): () => string {
+  let next = 1;
+  return () => `client-${next++}`;
+}

@@ -1,0 +1,15 @@
+/** The daemon's method table: every client-to-daemon method it serves. */
+import type { DaemonContext } from '../daemonContext.js';
+import type { ClientContext } from '../clientConnection.js';
+import { MethodRouter } from '../methodRouter.js';
+import { registerChatMethods } from './chatMethods.js';
+import { registerSessionMethods } from './sessionMethods.js';
+import { registerTestingMethods } from './testingMethods.js';
+
+export function buildRouter(context: DaemonContext): MethodRouter<ClientContext> {
+  const router = new MethodRouter<ClientContext>();
+  registerSessionMethods(router, context.sessions);
+  registerChatMethods(router, context.sessions);
+  if (context.testing) registerTestingMethods(router, context.sessions);
+  return router;
+}

@@ -1,0 +1,88 @@
+/**
+ * vscode-jsonrpc MessageReader that only lets well-formed messages through.
+ * Frames come from ContentLengthFrameParser (size enforced while streaming);
+ * bodies must be UTF-8 JSON objects with a valid JSON-RPC envelope. Every
+ * failure becomes a ProtocolFault handed to `onFault`, which answers it on the
+ * connection's writer; the JSON-RPC connection never sees the bad message.
+ */
+import type { Readable } from 'node:stream';
+import { AbstractMessageReader, Disposable, type DataCallback } from 'vscode-jsonrpc';
+import { LspMethods } from './lspMethods.js';
+import { ContentLengthFrameParser } from './contentLengthFrames.js';
+import { checkEnvelope } from './envelope.js';
+import { faults, type ProtocolFault } from './protocolFault.js';
+
+/** Notifications vscode-jsonrpc consumes itself; they never reach our handlers. */
+const CONNECTION_INTERNAL_NOTIFICATIONS = new Set<string>([
+  LspMethods.cancelRequest,
+  LspMethods.progress,
+  LspMethods.logTrace,
+]);
+
+export interface HardenedReaderOptions {
+  maxMessageBytes: number;
+  onFault(fault: ProtocolFault): void;
+}
+
+export class HardenedMessageReader extends AbstractMessageReader {
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private callback: DataCallback | undefined;
+  /** Requests and handler-bound notifications passed on, so the owner can drain them at EOF. */
+  requestsPassed = 0;
+  notificationsPassed = 0;
+  private readonly parser: ContentLengthFrameParser;
+
+  constructor(
+    private readonly readable: Readable,
+    private readonly options: HardenedReaderOptions,
+  ) {
+    super();
+    this.parser = new ContentLengthFrameParser(options.maxMessageBytes, {
+      body: (bytes) => this.onBody(bytes),
+      oversized: (length) => options.onFault(faults.tooLarge(length, options.maxMessageBytes)),
+      fatal: (reason) => options.onFault(faults.unreadableHeader(reason)),
+    });
+  }
+
+  listen(callback: DataCallback): Disposable {
+    this.callback = callback;
+    const onData = (chunk: Buffer | string): void => {
+      this.parser.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+    };
+    const onError = (error: Error): void => this.fireError(error);
+    const onClose = (): void => this.fireClose();
+    this.readable.on('data', onData);
+    this.readable.on('error', onError);
+    this.readable.on('end', onClose);
+    this.readable.on('close', onClose);
+    return Disposable.create(() => {
+      this.callback = undefined;
+      this.readable.off('data', onData);
+      this.readable.off('error', onError);
+      this.readable.off('end', onClose);
+      this.readable.off('close', onClose);
+    });
+  }
+
+  private onBody(bytes: Buffer): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(this.decoder.decode(bytes));
+    } catch {
+      // The parse error's text may quote the body, so it is not passed on.
+      this.options.onFault(faults.parseError('message body is not valid UTF-8 JSON'));
+      return;
+    }
+    const checked = checkEnvelope(value);
+    if (!checked.ok) {
+      if (checked.fault) this.options.onFault(checked.fault);
+      return;
+    }
+    const message = checked.message as { id?: unknown; method?: string };
+    if (message.method !== undefined) {
+      if (message.id !== undefined) this.requestsPassed += 1;
+      else if (!CONNECTION_INTERNAL_NOTIFICATIONS.has(message.method)) this.notificationsPassed += 1;
+    }
+    this.callback?.(checked.message);
+  }
+}

@@ -1,0 +1,756 @@
+/**
+ * Arbor's persistence: sessions, messages, execution trees, usage, approvals
+ * and the per-session event log, in one SQLite file in the data dir.
+ *
+ * Durability contract (what the session manager relies on):
+ * - appendUserMessage commits the user's message before the turn's first LLM
+ *   call; commitTurn writes everything a turn produced in ONE transaction, so
+ *   a reader sees a turn either running or complete, never half-written.
+ * - A process crash loses no committed transaction (WAL, synchronous=NORMAL;
+ *   a power cut may lose the last few, never corrupts the file).
+ * - Turns still `running` when a daemon died become `interrupted` through
+ *   markInterruptedTurns(), which the daemon calls once at startup.
+ *
+ * Every method is synchronous (better-sqlite3): a call is atomic with respect
+ * to the event loop, and writes take the write lock up front (BEGIN IMMEDIATE)
+ * so several connections or processes on one file wait (busy_timeout) instead
+ * of failing with SQLITE_BUSY.
+ */
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import type { z } from 'zod';
+import type {
+  ApprovalDecision,
+  ApprovalOutcome,
+  ExecutionTreeSnapshot,
+  MessageStatus,
+  ModelCost,
+  PermissionMode,
+  SessionInfo,
+  SessionListResult,
+  SessionLoadResult,
+  SessionNewParams,
+  StopReason,
+  StoredMessage,
+  Usage,
+} from '@arbor/protocol';
+import { digestArgs } from './argsDigest.js';
+import { prepareDataDir, restrictDatabaseFiles } from './dataDir.js';
+import { migrate } from './migrations.js';
+import { decodeSessionCursor, encodeSessionCursor } from './sessionCursor.js';
+import { StoreError } from './storeError.js';
+
+/** Events kept per session for `session/attach` replay; older ones get a snapshot instead. */
+export const EVENT_RETENTION = 10_000;
+/** Pruning runs once per this many appends to a session, so the log holds at most RETENTION + BATCH - 1. */
+export const EVENT_PRUNE_BATCH = 500;
+/** historyForNextTurn estimates tokens as ceil(characters / CHARS_PER_TOKEN) per message. */
+export const CHARS_PER_TOKEN = 4;
+/** A session without a title gets the first line of its first user message, cut to this length. */
+export const TITLE_MAX_CHARS = 80;
+/** How long a write waits for another connection's write lock before failing. */
+export const BUSY_TIMEOUT_MS = 10_000;
+
+export type TurnStatus = 'running' | z.infer<typeof MessageStatus>;
+
+export interface StoreOptions {
+  /** Events kept per session (default EVENT_RETENTION). */
+  eventRetention?: number;
+  /** Clock for every stored timestamp (default: the system clock). */
+  now?: () => Date;
+}
+
+/** session/new params as the store takes them; the session manager may choose the id. */
+export type NewSession = z.infer<typeof SessionNewParams> & { sessionId?: string };
+
+export interface SessionPatch {
+  title?: string;
+  permissionMode?: PermissionMode;
+  /** null removes the session's model (it falls back to the daemon default). */
+  model?: string | null;
+  /** Default: now. */
+  updatedAt?: string;
+}
+
+export interface ListSessionsOptions {
+  workspaceRoot?: string;
+  cursor?: string;
+  limit: number;
+}
+
+export type SessionPage = z.infer<typeof SessionListResult>;
+export type LoadedSession = z.infer<typeof SessionLoadResult>;
+
+export interface TurnCommit {
+  turnId: string;
+  /** The turn's status is derived from it: end_turn -> complete, otherwise the same word. */
+  stopReason: StopReason;
+  /** The root loop's final text; partial on cancel / budget_exceeded; may be empty. */
+  assistantText: string;
+  /** Provider-specific fields of the assistant message (reasoning ids, signatures...), kept verbatim. */
+  providerFields?: unknown;
+  tree: ExecutionTreeSnapshot;
+  usage: Usage;
+  byModel: readonly ModelCost[];
+  /** With stopReason `error`: the message shown to the user. */
+  error?: string;
+  /** Tool results to keep as `tool` messages, stored before the assistant message. */
+  toolMessages?: readonly { content: string; providerFields?: unknown }[];
+}
+
+export interface TurnRecord {
+  turnId: string;
+  sessionId: string;
+  status: TurnStatus;
+  stopReason?: StopReason;
+  error?: string;
+  startedAt: string;
+  endedAt?: string;
+  usage?: Usage;
+}
+
+export interface ApprovalRecord {
+  sessionId: string;
+  turnId: string;
+  toolCallId: string;
+  tool: string;
+  /** Digested on the way in (digestArgs); never stored. */
+  args: unknown;
+  decision?: ApprovalDecision;
+  outcome: ApprovalOutcome;
+  /** clientId of the deciding client. */
+  decidedBy?: string;
+  /** Default: now. */
+  decidedAt?: string;
+}
+
+export interface StoredApproval extends Omit<ApprovalRecord, 'args' | 'decidedAt'> {
+  argsDigest: string;
+  decidedAt: string;
+}
+
+export interface StoredEvent {
+  seq: number;
+  method: string;
+  params: unknown;
+}
+
+/** `beyondRetention`: some missed event is gone (or sinceSeq is ahead of the log): send a snapshot. */
+export type EventsSince = { events: StoredEvent[] } | { beyondRetention: true };
+
+/** One message of the next turn's history; structurally an agent HistoryMessage. */
+export interface HistoryEntry {
+  role: 'user' | 'assistant';
+  content: string;
+  providerFields?: unknown;
+}
+
+/** Opens (creating and migrating as needed) the store in `dataDir`; throws StoreError with advice. */
+export function openStore(dataDir: string, options: StoreOptions = {}): Store {
+  const file = prepareDataDir(dataDir);
+  let db: Database.Database;
+  try {
+    db = new Database(file, { fileMustExist: true });
+  } catch (cause) {
+    throw unusable(file, cause);
+  }
+  try {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    if (mode !== 'wal') throw new Error(`journal_mode is ${String(mode)}, not wal`);
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db, file);
+    restrictDatabaseFiles(file);
+    return new Store(db, file, options);
+  } catch (cause) {
+    db.close();
+    if (cause instanceof StoreError) throw cause;
+    throw unusable(file, cause);
+  }
+}
+
+interface SessionRow {
+  id: string;
+  workspace_root: string;
+  title: string;
+  permission_mode: PermissionMode;
+  chat_context: string;
+  model: string | null;
+  created_at: string;
+  updated_at: string;
+  running: 0 | 1;
+}
+
+interface TurnRow {
+  id: string;
+  session_id: string;
+  status: TurnStatus;
+  stop_reason: StopReason | null;
+  error: string | null;
+  started_at: string;
+  ended_at: string | null;
+  usage: string | null;
+}
+
+interface MessageRow {
+  id: string;
+  turn_id: string;
+  role: 'user' | 'assistant' | 'tool';
+  content: string;
+  created_at: string;
+  provider_fields: string | null;
+  status: TurnStatus;
+  usage: string | null;
+  snapshot: string | null;
+}
+
+interface UsageRow {
+  provider: string;
+  model: string;
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number | null;
+  reasoning_tokens: number | null;
+  cost: number | null;
+}
+
+interface ApprovalRow {
+  session_id: string;
+  turn_id: string;
+  tool_call_id: string;
+  tool: string;
+  args_digest: string;
+  decision: ApprovalDecision | null;
+  outcome: ApprovalOutcome;
+  decided_by: string | null;
+  decided_at: string;
+}
+
+const SESSION_COLUMNS = `s.*, EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.status = 'running') AS running`;
+
+export class Store {
+  private readonly now: () => Date;
+  private readonly eventRetention: number;
+  /** Appends per session since this process last pruned its events. */
+  private readonly appendsSincePrune = new Map<string, number>();
+  private readonly sql;
+
+  /** Use openStore(). */
+  constructor(
+    private readonly db: Database.Database,
+    /** Absolute path of the database file. */
+    readonly path: string,
+    options: StoreOptions,
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.eventRetention = options.eventRetention ?? EVENT_RETENTION;
+    const p = (source: string) => db.prepare(source);
+    this.sql = {
+      insertSession: p(`INSERT INTO sessions (id, workspace_root, title, permission_mode, chat_context, model, created_at, updated_at)
+                        VALUES (@id, @workspaceRoot, @title, @permissionMode, @chatContext, @model, @createdAt, @updatedAt)`),
+      getSession: p(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.id = ?`),
+      updateSession: p(`UPDATE sessions SET title = coalesce(@title, title),
+                          permission_mode = coalesce(@permissionMode, permission_mode),
+                          model = CASE WHEN @setModel THEN @model ELSE model END,
+                          updated_at = @updatedAt WHERE id = @id`),
+      touchSession: p(`UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?`),
+      setTitleIfEmpty: p(`UPDATE sessions SET title = ? WHERE id = ? AND title = ''`),
+      deleteSession: p(`DELETE FROM sessions WHERE id = ?`),
+      listAll: p(`SELECT ${SESSION_COLUMNS} FROM sessions s ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`),
+      listAllAfter: p(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE (s.updated_at, s.id) < (?, ?)
+                       ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`),
+      listRoot: p(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.workspace_root = ?
+                   ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`),
+      listRootAfter: p(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.workspace_root = ? AND (s.updated_at, s.id) < (?, ?)
+                        ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`),
+      insertTurn: p(`INSERT INTO turns (id, session_id, status, started_at) VALUES (?, ?, 'running', ?)`),
+      getTurn: p(`SELECT * FROM turns WHERE id = ?`),
+      runningTurnOf: p(`SELECT id FROM turns WHERE session_id = ? AND status = 'running'`),
+      endTurn: p(`UPDATE turns SET status = @status, stop_reason = @stopReason, error = @error,
+                    ended_at = @endedAt, usage = @usage WHERE id = @id AND status = 'running'`),
+      interruptRunning: p(`UPDATE turns SET status = 'interrupted', stop_reason = 'interrupted', ended_at = ?
+                           WHERE status = 'running' RETURNING id`),
+      nextMessageSeq: p(`SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?`).pluck(),
+      insertMessage: p(`INSERT INTO messages (id, session_id, turn_id, seq, role, content, provider_fields, created_at)
+                        VALUES (@id, @sessionId, @turnId, @seq, @role, @content, @providerFields, @createdAt)`),
+      insertTree: p(`INSERT INTO trees (message_id, snapshot) VALUES (?, ?)`),
+      insertUsage: p(`INSERT INTO turn_usage (turn_id, provider, model, calls, input_tokens, output_tokens,
+                        cached_input_tokens, reasoning_tokens, cost)
+                      VALUES (@turnId, @provider, @model, @calls, @inputTokens, @outputTokens,
+                        @cachedInputTokens, @reasoningTokens, @cost)`),
+      usageOfTurn: p(`SELECT * FROM turn_usage WHERE turn_id = ? ORDER BY rowid`),
+      messagesOf: p(`SELECT m.id, m.turn_id, m.role, m.content, m.created_at, m.provider_fields,
+                       t.status, t.usage, tr.snapshot
+                     FROM messages m JOIN turns t ON t.id = m.turn_id LEFT JOIN trees tr ON tr.message_id = m.id
+                     WHERE m.session_id = ? ORDER BY m.seq`),
+      historyOf: p(`SELECT m.role, m.content, m.provider_fields FROM messages m JOIN turns t ON t.id = m.turn_id
+                    WHERE m.session_id = ? AND m.role IN ('user', 'assistant') AND t.status <> 'running'
+                    ORDER BY m.seq DESC`),
+      insertApproval: p(`INSERT INTO approvals (session_id, turn_id, tool_call_id, tool, args_digest, decision, outcome,
+                           decided_by, decided_at)
+                         VALUES (@sessionId, @turnId, @toolCallId, @tool, @argsDigest, @decision, @outcome,
+                           @decidedBy, @decidedAt)`),
+      approvalsOf: p(`SELECT * FROM approvals WHERE session_id = ? ORDER BY id`),
+      insertEvent: p(`INSERT INTO events (session_id, seq, method, params) VALUES (?, ?, ?, ?)`),
+      pruneEvents: p(`DELETE FROM events WHERE session_id = ? AND seq <= ?`),
+      eventBounds: p(`SELECT min(seq) AS first, max(seq) AS last FROM events WHERE session_id = ?`),
+      eventsAfter: p(`SELECT seq, method, params FROM events WHERE session_id = ? AND seq > ? ORDER BY seq`),
+      lastSeq: p(`SELECT coalesce(max(seq), 0) FROM events WHERE session_id = ?`).pluck(),
+    };
+  }
+
+  // ---- sessions -------------------------------------------------------------
+
+  createSession(params: NewSession): SessionInfo {
+    const at = this.timestamp();
+    const id = params.sessionId ?? randomUUID();
+    this.write(() =>
+      this.sql.insertSession.run({
+        id,
+        workspaceRoot: params.workspaceRoot,
+        title: params.title ?? '',
+        permissionMode: params.permissionMode,
+        chatContext: JSON.stringify(params.chatContext),
+        model: params.model ?? null,
+        createdAt: at,
+        updatedAt: at,
+      }),
+    );
+    return this.requireSession(id);
+  }
+
+  updateSession(sessionId: string, patch: SessionPatch): SessionInfo {
+    const result = this.write(() =>
+      this.sql.updateSession.run({
+        id: sessionId,
+        title: patch.title ?? null,
+        permissionMode: patch.permissionMode ?? null,
+        setModel: patch.model !== undefined ? 1 : 0,
+        model: patch.model ?? null,
+        updatedAt: this.timestamp(patch.updatedAt),
+      }),
+    );
+    if (result.changes === 0) throw notFound('session', sessionId);
+    return this.requireSession(sessionId);
+  }
+
+  getSession(sessionId: string): SessionInfo | undefined {
+    const row = this.sql.getSession.get(sessionId) as SessionRow | undefined;
+    return row && toSessionInfo(row);
+  }
+
+  /** Newest first by updatedAt; `nextCursor` is absent on the last page. */
+  listSessions(options: ListSessionsOptions): SessionPage {
+    const limit = Math.max(1, Math.floor(options.limit));
+    const after = options.cursor === undefined ? undefined : decodeSessionCursor(options.cursor);
+    const { workspaceRoot } = options;
+    const rows = (
+      workspaceRoot === undefined
+        ? after === undefined
+          ? this.sql.listAll.all(limit + 1)
+          : this.sql.listAllAfter.all(after.updatedAt, after.id, limit + 1)
+        : after === undefined
+          ? this.sql.listRoot.all(workspaceRoot, limit + 1)
+          : this.sql.listRootAfter.all(workspaceRoot, after.updatedAt, after.id, limit + 1)
+    ) as SessionRow[];
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      sessions: page.map(toSessionInfo),
+      ...(rows.length > limit && last ? { nextCursor: encodeSessionCursor({ updatedAt: last.updated_at, id: last.id }) } : {}),
+    };
+  }
+
+  /** Deletes the session with its turns, messages, trees, usage, approvals and events. */
+  deleteSession(sessionId: string): boolean {
+    this.appendsSincePrune.delete(sessionId);
+    return this.write(() => this.sql.deleteSession.run(sessionId)).changes > 0;
+  }
+
+  /** The session, every message in order with its turn's status, and each answer's tree and usage. */
+  loadSession(sessionId: string): LoadedSession | undefined {
+    return this.db
+      .transaction((): LoadedSession | undefined => {
+        const session = this.getSession(sessionId);
+        if (!session) return undefined;
+        const rows = this.sql.messagesOf.all(sessionId) as MessageRow[];
+        return { session, messages: rows.map(toStoredMessage) };
+      })
+      .deferred();
+  }
+
+  // ---- turns and messages ---------------------------------------------------
+
+  /** Records a running turn. A session runs one turn at a time. */
+  beginTurn(sessionId: string, turnId: string): TurnRecord {
+    return this.write(() => {
+      this.beginTurnInTransaction(sessionId, turnId);
+      return this.requireTurn(turnId);
+    });
+  }
+
+  /**
+   * Commits the user's message of a turn (beginning the turn if needed) before
+   * the first LLM call. Gives an untitled session its title.
+   */
+  appendUserMessage(sessionId: string, turnId: string, text: string): StoredMessage {
+    return this.write(() => {
+      const turn = this.sql.getTurn.get(turnId) as TurnRow | undefined;
+      if (!turn) this.beginTurnInTransaction(sessionId, turnId);
+      else if (turn.session_id !== sessionId) throw conflict(`Turn ${turnId} belongs to another session.`);
+      else if (turn.status !== 'running') throw conflict(`Turn ${turnId} has already ended (${turn.status}).`);
+      const message = this.insertMessage(sessionId, turnId, 'user', text, undefined);
+      this.sql.setTitleIfEmpty.run(titleFrom(text), sessionId);
+      this.sql.touchSession.run(message.createdAt, sessionId);
+      return message;
+    });
+  }
+
+  /**
+   * Ends a running turn and writes what it produced, in one transaction: the
+   * turn's status, stop reason and usage, the assistant message (partial text
+   * on cancel / budget_exceeded) with its tree, the per-model usage and cost.
+   */
+  commitTurn(commit: TurnCommit): StoredMessage {
+    if (commit.tree.version !== 1) throw new TypeError('commitTurn: the tree must be an ExecutionTreeSnapshot version 1');
+    const tree = JSON.stringify(commit.tree);
+    const usage = JSON.stringify(commit.usage);
+    return ((f: () => StoredMessage) => f())(() => {
+      const turn = this.sql.getTurn.get(commit.turnId) as TurnRow | undefined;
+      if (!turn) throw notFound('turn', commit.turnId);
+      if (turn.status !== 'running') throw conflict(`Turn ${commit.turnId} has already ended (${turn.status}).`);
+      const endedAt = this.timestamp();
+      this.sql.endTurn.run({
+        id: commit.turnId,
+        status: statusOf(commit.stopReason),
+        stopReason: commit.stopReason,
+        error: commit.error ?? null,
+        endedAt,
+        usage,
+      });
+      for (const tool of commit.toolMessages ?? []) {
+        this.insertMessage(turn.session_id, commit.turnId, 'tool', tool.content, tool.providerFields);
+      }
+      const message = this.insertMessage(
+        turn.session_id,
+        commit.turnId,
+        'assistant',
+        commit.assistantText,
+        commit.providerFields,
+      );
+      this.sql.insertTree.run(message.id, tree);
+      for (const entry of commit.byModel) {
+        this.sql.insertUsage.run({
+          turnId: commit.turnId,
+          provider: entry.provider,
+          model: entry.model,
+          calls: entry.calls,
+          inputTokens: entry.usage.inputTokens,
+          outputTokens: entry.usage.outputTokens,
+          cachedInputTokens: entry.usage.cachedInputTokens ?? null,
+          reasoningTokens: entry.usage.reasoningTokens ?? null,
+          cost: entry.cost,
+        });
+      }
+      this.sql.touchSession.run(endedAt, turn.session_id);
+      return { ...message, status: statusOf(commit.stopReason) as StoredMessage['status'], tree: commit.tree, usage: commit.usage };
+    });
+  }
+
+  /** At startup: turns left `running` by a daemon that died become `interrupted`. Returns their ids. */
+  markInterruptedTurns(): string[] {
+    return this.write(() => (this.sql.interruptRunning.all(this.timestamp()) as { id: string }[]).map((r) => r.id));
+  }
+
+  getTurn(turnId: string): TurnRecord | undefined {
+    const row = this.sql.getTurn.get(turnId) as TurnRow | undefined;
+    return row && toTurnRecord(row);
+  }
+
+  /** Usage and cost of a turn per provider/model, in the order commitTurn got them (as in cost/summary). */
+  turnUsage(turnId: string): ModelCost[] {
+    return (this.sql.usageOfTurn.all(turnId) as UsageRow[]).map(toModelCost);
+  }
+
+  /**
+   * The next turn's history: user and assistant messages of the session's
+   * finished turns (the running turn's own message is the turn's input, not
+   * history), newest kept, trimmed from the oldest so that the estimate
+   * ceil(chars / CHARS_PER_TOKEN) per message sums to at most maxTokens. It
+   * never starts with an assistant message; empty answers are left out; tool
+   * messages stay in the store (their gist is in the answers and trees).
+   */
+  historyForNextTurn(sessionId: string, maxTokens: number): HistoryEntry[] {
+    const kept: HistoryEntry[] = [];
+    let tokens = 0;
+    for (const row of this.sql.historyOf.iterate(sessionId) as IterableIterator<Pick<MessageRow, 'role' | 'content' | 'provider_fields'>>) {
+      if (row.role === 'assistant' && row.content === '') continue;
+      tokens += estimateTokens(row.content);
+      if (tokens > maxTokens) break;
+      kept.push({
+        role: row.role as HistoryEntry['role'],
+        content: row.content,
+        ...(row.provider_fields !== null ? { providerFields: JSON.parse(row.provider_fields) as unknown } : {}),
+      });
+    }
+    kept.reverse();
+    while (kept[0]?.role === 'assistant') kept.shift();
+    return kept;
+  }
+
+  // ---- approvals ------------------------------------------------------------
+
+  /** Logs how an approval ended. The arguments are stored only as digestArgs(args). */
+  recordApproval(record: ApprovalRecord): StoredApproval {
+    const row: ApprovalRow = {
+      session_id: record.sessionId,
+      turn_id: record.turnId,
+      tool_call_id: record.toolCallId,
+      tool: record.tool,
+      args_digest: digestArgs(record.args),
+      decision: record.decision ?? null,
+      outcome: record.outcome,
+      decided_by: record.decidedBy ?? null,
+      decided_at: this.timestamp(record.decidedAt),
+    };
+    this.write(() => {
+      const turn = this.sql.getTurn.get(record.turnId) as TurnRow | undefined;
+      if (!turn || turn.session_id !== record.sessionId) throw notFound('turn', `${record.turnId} of session ${record.sessionId}`);
+      this.sql.insertApproval.run({
+        sessionId: row.session_id,
+        turnId: row.turn_id,
+        toolCallId: row.tool_call_id,
+        tool: row.tool,
+        argsDigest: row.args_digest,
+        decision: row.decision,
+        outcome: row.outcome,
+        decidedBy: row.decided_by,
+        decidedAt: row.decided_at,
+      });
+    });
+    return toStoredApproval(row);
+  }
+
+  approvals(sessionId: string): StoredApproval[] {
+    return (this.sql.approvalsOf.all(sessionId) as ApprovalRow[]).map(toStoredApproval);
+  }
+
+  // ---- event log ------------------------------------------------------------
+
+  /**
+   * Appends one numbered session event (seq strictly increasing, without gaps:
+   * the session manager stores every event it numbers). Keeps the newest
+   * `eventRetention` seqs of the session, pruning every EVENT_PRUNE_BATCH appends.
+   */
+  appendEvent(sessionId: string, seq: number, method: string, params: unknown): void {
+    const json = JSON.stringify(params);
+    const appends = (this.appendsSincePrune.get(sessionId) ?? 0) + 1;
+    const prune = appends >= EVENT_PRUNE_BATCH;
+    this.write(() => {
+      this.sql.insertEvent.run(sessionId, seq, method, json);
+      if (prune) this.sql.pruneEvents.run(sessionId, seq - this.eventRetention);
+    });
+    this.appendsSincePrune.set(sessionId, prune ? 0 : appends);
+  }
+
+  /** Every event with seq > sinceSeq, oldest first; or beyondRetention when the log cannot replay them all. */
+  eventsSince(sessionId: string, sinceSeq: number): EventsSince {
+    return this.db
+      .transaction((): EventsSince => {
+        const bounds = this.sql.eventBounds.get(sessionId) as { first: number | null; last: number | null };
+        const last = bounds.last ?? 0;
+        if (sinceSeq === last) return { events: [] };
+        // Ahead of the log: the client saw events this store never kept; only a snapshot is safe.
+        if (sinceSeq > last) return { beyondRetention: true };
+        if ((bounds.first ?? 1) > sinceSeq + 1) return { beyondRetention: true };
+        const rows = this.sql.eventsAfter.all(sessionId, sinceSeq) as { seq: number; method: string; params: string }[];
+        return { events: rows.map((r) => ({ seq: r.seq, method: r.method, params: JSON.parse(r.params) as unknown })) };
+      })
+      .deferred();
+  }
+
+  /** seq of the session's newest stored event, 0 when none: the session manager continues from it. */
+  lastSeq(sessionId: string): number {
+    return this.sql.lastSeq.get(sessionId) as number;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  // ---- internals ------------------------------------------------------------
+
+  /** Runs `fn` in a transaction that takes the write lock at BEGIN (no lock-upgrade SQLITE_BUSY). */
+  private write<T>(fn: () => T): T {
+    try {
+      return this.db.transaction(fn).immediate();
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
+  private beginTurnInTransaction(sessionId: string, turnId: string): void {
+    if (!this.sql.getSession.get(sessionId)) throw notFound('session', sessionId);
+    const running = this.sql.runningTurnOf.get(sessionId) as { id: string } | undefined;
+    if (running) throw conflict(`Session ${sessionId} already runs turn ${running.id}.`);
+    this.sql.insertTurn.run(turnId, sessionId, this.timestamp());
+  }
+
+  private insertMessage(
+    sessionId: string,
+    turnId: string,
+    role: StoredMessage['role'],
+    content: string,
+    providerFields: unknown,
+  ): StoredMessage {
+    const message: StoredMessage = { id: randomUUID(), turnId, role, content, createdAt: this.timestamp() };
+    this.sql.insertMessage.run({
+      ...message,
+      sessionId,
+      seq: this.sql.nextMessageSeq.get(sessionId) as number,
+      providerFields: providerFields === undefined ? null : JSON.stringify(providerFields),
+    });
+    return message;
+  }
+
+  private requireSession(sessionId: string): SessionInfo {
+    const session = this.getSession(sessionId);
+    if (!session) throw notFound('session', sessionId);
+    return session;
+  }
+
+  private requireTurn(turnId: string): TurnRecord {
+    const turn = this.getTurn(turnId);
+    if (!turn) throw notFound('turn', turnId);
+    return turn;
+  }
+
+  /** Stored timestamps are all Date#toISOString(), so text order is time order (list paging relies on it). */
+  private timestamp(given?: string): string {
+    return (given === undefined ? this.now() : new Date(given)).toISOString();
+  }
+}
+
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
+
+function statusOf(stopReason: StopReason): Exclude<TurnStatus, 'running'> {
+  return stopReason === 'end_turn' ? 'complete' : stopReason;
+}
+
+function titleFrom(text: string): string {
+  const line = text.trim().split('\n', 1)[0]?.trim() ?? '';
+  return line.length > TITLE_MAX_CHARS ? `${line.slice(0, TITLE_MAX_CHARS - 1)}…` : line;
+}
+
+function toSessionInfo(row: SessionRow): SessionInfo {
+  return {
+    sessionId: row.id,
+    workspaceRoot: row.workspace_root,
+    title: row.title,
+    permissionMode: row.permission_mode,
+    chatContext: JSON.parse(row.chat_context) as SessionInfo['chatContext'],
+    ...(row.model !== null ? { model: row.model } : {}),
+    // What the store knows; the session manager overlays live state (requires_action).
+    state: row.running ? 'running' : 'idle',
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toStoredMessage(row: MessageRow): StoredMessage {
+  return {
+    id: row.id,
+    turnId: row.turn_id,
+    role: row.role,
+    content: row.content,
+    createdAt: row.created_at,
+    ...(row.status !== 'running' ? { status: row.status } : {}),
+    ...(row.snapshot !== null ? { tree: JSON.parse(row.snapshot) as ExecutionTreeSnapshot } : {}),
+    ...(row.role === 'assistant' && row.usage !== null ? { usage: JSON.parse(row.usage) as Usage } : {}),
+  };
+}
+
+function toTurnRecord(row: TurnRow): TurnRecord {
+  return {
+    turnId: row.id,
+    sessionId: row.session_id,
+    status: row.status,
+    ...(row.stop_reason !== null ? { stopReason: row.stop_reason } : {}),
+    ...(row.error !== null ? { error: row.error } : {}),
+    startedAt: row.started_at,
+    ...(row.ended_at !== null ? { endedAt: row.ended_at } : {}),
+    ...(row.usage !== null ? { usage: JSON.parse(row.usage) as Usage } : {}),
+  };
+}
+
+function toModelCost(row: UsageRow): ModelCost {
+  return {
+    provider: row.provider,
+    model: row.model,
+    calls: row.calls,
+    usage: {
+      inputTokens: row.input_tokens,
+      outputTokens: row.output_tokens,
+      ...(row.cached_input_tokens !== null ? { cachedInputTokens: row.cached_input_tokens } : {}),
+      ...(row.reasoning_tokens !== null ? { reasoningTokens: row.reasoning_tokens } : {}),
+    },
+    cost: row.cost,
+  };
+}
+
+function toStoredApproval(row: ApprovalRow): StoredApproval {
+  return {
+    sessionId: row.session_id,
+    turnId: row.turn_id,
+    toolCallId: row.tool_call_id,
+    tool: row.tool,
+    argsDigest: row.args_digest,
+    ...(row.decision !== null ? { decision: row.decision } : {}),
+    outcome: row.outcome,
+    ...(row.decided_by !== null ? { decidedBy: row.decided_by } : {}),
+    decidedAt: row.decided_at,
+  };
+}
+
+function notFound(what: 'session' | 'turn', id: string): StoreError {
+  return new StoreError('not_found', `No ${what} ${id} in the store.`);
+}
+
+function conflict(message: string): StoreError {
+  return new StoreError('conflict', message);
+}
+
+function unusable(file: string, cause: unknown): StoreError {
+  const code = (cause as { code?: string }).code;
+  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code?.startsWith('SQLITE_READONLY_')) {
+    return new StoreError(
+      'data_dir_read_only',
+      `The database ${file} cannot be written (${code}). Make its directory and files writable, ` +
+        'or pass --data-dir <writable directory>.',
+      file,
+      { cause },
+    );
+  }
+  return new StoreError(
+    'database_unusable',
+    `The database ${file} cannot be used: ${(cause as Error).message}. ` +
+      'If it is damaged or not an Arbor database, move it aside and restart to begin with an empty store.',
+    file,
+    { cause },
+  );
+}
+
+/** Constraint failures from stale ids become StoreErrors the caller can map; the rest pass through. */
+function translate(error: unknown): unknown {
+  if (error instanceof StoreError) return error;
+  const code = (error as { code?: string }).code;
+  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return new StoreError('not_found', 'The session or turn no longer exists.', undefined, { cause: error });
+  if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    return new StoreError('conflict', `Duplicate key: ${(error as Error).message}`, undefined, { cause: error });
+  }
+  return error;
+}

@@ -1,0 +1,33 @@
+/**
+ * The one error type the store throws on purpose. `code` lets the session
+ * manager map it to a protocol error (e.g. `not_found` -> SessionNotFound);
+ * `message` is written for the person starting the daemon.
+ */
+export type StoreErrorCode =
+  /** The data dir is missing and could not be created (or is not a directory). */
+  | 'data_dir_unavailable'
+  /** The data dir or the database file cannot be written. */
+  | 'data_dir_read_only'
+  /** The database was written by a newer Arbor: its schema version is unknown here. */
+  | 'schema_too_new'
+  /** The file is not a usable SQLite database, or a migration failed. */
+  | 'database_unusable'
+  /** A session or turn that the call names does not exist. */
+  | 'not_found'
+  /** A listSessions cursor that this store did not produce. */
+  | 'invalid_cursor'
+  /** The call contradicts the stored state (e.g. committing a turn that already ended). */
+  | 'conflict';
+
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    /** The file or directory concerned, when there is one. */
+    readonly path?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,3 @@
+export * from './tool.js';
+export * from './toolbelt.js';
+export * from './memory.js';

@@ -1,0 +1,159 @@
+/**
+ * A daemon and any number of clients in one process, over PassThrough stream
+ * pairs: fast, deterministic unit tests of routing, sessions and fan-out.
+ */
+import { PassThrough } from 'node:stream';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
+import { Methods, type NotificationDescriptor } from '@arbor/protocol';
+import type { TurnRequest, TurnResult, TurnRunner } from '../../src/agent/turnRunner.js';
+import { silentLogger } from '../../src/logging/logger.js';
+import { ClientConnection } from '../../src/server/clientConnection.js';
+import { clientIdAllocator, type DaemonContext } from '../../src/server/daemonContext.js';
+import { buildRouter } from '../../src/server/handlers/index.js';
+import { SessionManager } from '../../src/session/sessionManager.js';
+
+export interface Received {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+export interface TestClient {
+  rpc: MessageConnection;
+  events: Received[];
+  request<D extends { method: string }>(descriptor: D, params?: unknown): Promise<any>;
+  eventsOf(descriptor: NotificationDescriptor): Record<string, unknown>[];
+  close(): void;
+  closed: Promise<void>;
+}
+
+export interface InMemoryDaemon {
+  context: DaemonContext;
+  connect(options?: { initialize?: boolean; token?: string }): Promise<TestClient>;
+}
+
+export function inMemoryDaemon(options: {
+  runner?: TurnRunner | (() => Promise<TurnRunner>);
+  testing?: boolean;
+  maxMessageBytes?: number;
+  requiredToken?: string;
+  replayRetention?: number;
+} = {}): InMemoryDaemon {
+  const runner = options.runner ?? new FakeRunner();
+  const sessions = new SessionManager({
+    turnRunner: typeof runner === 'function' ? runner : () => Promise.resolve(runner),
+    log: silentLogger,
+    ...(options.replayRetention !== undefined && { replayRetention: options.replayRetention }),
+  });
+  const context: DaemonContext = {
+    sessions,
+    log: silentLogger,
+    maxMessageBytes: options.maxMessageBytes ?? 8 * 1024 * 1024,
+    testing: options.testing ?? false,
+    daemonVersion: '0.0.0-test',
+    nextClientId: clientIdAllocator(),
+  };
+  const router = buildRouter(context);
+  return {
+    context,
+    async connect({ initialize = true, token } = {}) {
+      const toDaemon = new PassThrough();
+      const fromDaemon = new PassThrough();
+      let resolveClosed!: () => void;
+      const closed = new Promise<void>((r) => (resolveClosed = r));
+      const server = new ClientConnection({
+        input: toDaemon,
+        output: fromDaemon,
+        context,
+        router,
+        ...(options.requiredToken !== undefined && { requiredToken: options.requiredToken }),
+        onClosed: () => resolveClosed(),
+      });
+      server.start();
+      const rpc = createMessageConnection(new StreamMessageReader(fromDaemon), new StreamMessageWriter(toDaemon));
+      const events: Received[] = [];
+      rpc.onNotification((method, params) => {
+        events.push({ method, params: params as Record<string, unknown> });
+      });
+      rpc.listen();
+      const client: TestClient = {
+        rpc,
+        events,
+        request: (descriptor, params) =>
+          params === undefined ? rpc.sendRequest(descriptor.method) : rpc.sendRequest(descriptor.method, params),
+        eventsOf: (descriptor) => events.filter((e) => e.method === descriptor.method).map((e) => e.params),
+        close: () => {
+          rpc.dispose();
+          toDaemon.end();
+        },
+        closed,
+      };
+      if (initialize) {
+        await client.request(Methods.Initialize, { ...(token !== undefined && { token }) });
+        rpc.sendNotification(Methods.Initialized.method, {});
+      }
+      return client;
+    },
+  };
+}
+
+/** A TurnRunner whose turns the test drives: emit events, then finish. */
+export class FakeRunner implements TurnRunner {
+  readonly requests: TurnRequest[] = [];
+  private pending: { request: TurnRequest; finish: (result: TurnResult) => void; fail: (e: Error) => void }[] = [];
+  /** When set, run() answers at once with this. */
+  autoResult: ((request: TurnRequest) => TurnResult) | undefined;
+
+  run(request: TurnRequest): Promise<TurnResult> {
+    this.requests.push(request);
+    if (this.autoResult) return Promise.resolve(this.autoResult(request));
+    return new Promise((finish, fail) => {
+      this.pending.push({ request, finish, fail });
+      request.signal.addEventListener('abort', () =>
+        finish(result(request, 'cancelled', 'partial')),
+      );
+    });
+  }
+
+  get current(): TurnRequest {
+    const last = this.pending[this.pending.length - 1];
+    if (!last) throw new Error('no running turn');
+    return last.request;
+  }
+
+  finish(text = 'done'): void {
+    const turn = this.pending.shift();
+    if (!turn) throw new Error('no running turn');
+    turn.finish(result(turn.request, 'end_turn', text));
+  }
+
+  fail(message: string): void {
+    const turn = this.pending.shift();
+    if (!turn) throw new Error('no running turn');
+    turn.fail(new Error(message));
+  }
+}
+
+export function result(request: TurnRequest, stopReason: TurnResult['stopReason'], text: string): TurnResult {
+  return {
+    stopReason,
+    text,
+    usage: { inputTokens: 3, outputTokens: 5 },
+    tree: {
+      version: 1,
+      nodes: [{ id: `${request.turnId}-root`, parentId: null, kind: 'turn', name: 'turn', status: 'done', depth: 0 }],
+    },
+  };
+}
+
+export async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}

@@ -1,0 +1,18 @@
+/** Checks a message part against its descriptor's schema without throwing. */
+import type { z } from 'zod';
+import { ProtocolValidationError, type MessageOrigin } from './clientErrors.js';
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; error: ProtocolValidationError };
+
+export function check<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: { method: string; part: 'params' | 'result'; origin: MessageOrigin },
+): Checked<z.output<S>> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return {
+    ok: false,
+    error: new ProtocolValidationError(where.method, where.part, where.origin, parsed.error.issues),
+  };
+}

@@ -1,0 +1,126 @@
+import { strict as assert } from 'node:assert';
+import { CancellationTokenSource, ResponseError } from 'vscode-jsonrpc/node';
+import { ErrorCodes, Methods } from '../../src/index.js';
+import { ArborClient, SessionTracker, approvalKey, type AttachResult } from '../../src/client/index.js';
+import { approvalRequest, ev, node, SESSION, sessionInfo } from './builders.js';
+import { FakeDaemon, settle } from './fakeDaemon.js';
+
+/** Sends a SessionView-shaped event from the daemon as the notification it stands for. */
+function send(daemon: FakeDaemon, event: ReturnType<typeof ev.chunk>): Promise<void> {
+  return daemon.notify(event.method, event.params);
+}
+
+describe('SessionTracker over a fake daemon', () => {
+  let daemon: FakeDaemon;
+  let client: ArborClient;
+  let sessions: SessionTracker;
+
+  beforeEach(async () => {
+    daemon = new FakeDaemon();
+    client = new ArborClient(daemon.clientConnection, { clientInfo: { name: 'tracker-test' } });
+    sessions = new SessionTracker(client, { conformance: true });
+    await client.initialize();
+  });
+  afterEach(() => {
+    client.dispose();
+    daemon.dispose();
+  });
+
+  it('declares approvals and conformance at initialize', async () => {
+    const init = await daemon.next(Methods.Initialize.method);
+    assert.deepEqual((init.params as { capabilities: unknown }).capabilities, { approvals: {}, conformance: {} });
+  });
+
+  it('on a seq gap re-attaches with sinceSeq = last applied seq and applies the replay', async () => {
+    const attaches: unknown[] = [];
+    daemon.answers.set(Methods.SessionAttach.method, (params) => {
+      attaches.push(params);
+      const result: AttachResult = { session: sessionInfo({ state: 'running' }), role: 'controller', lastSeq: 2, replay: 'none' };
+      return (params as { sinceSeq?: number }).sinceSeq === undefined ? result : { ...result, lastSeq: 6, replay: 'events' };
+    });
+    const view = await sessions.attach(SESSION);
+    await send(daemon, ev.tree(3, [node('t', null)]));
+    await send(daemon, ev.chunk(4, 'A'));
+    await send(daemon, ev.chunk(4, 'A')); // duplicate
+    await send(daemon, ev.chunk(6, 'C')); // 5 was lost
+    await settle();
+    assert.equal(view.turnText(), 'A');
+    assert.deepEqual(attaches, [
+      { sessionId: SESSION, role: 'controller' },
+      { sessionId: SESSION, role: 'controller', sinceSeq: 4 },
+    ]);
+    // The daemon replays what came after seq 4.
+    await send(daemon, ev.chunk(5, 'B'));
+    await send(daemon, ev.chunk(6, 'C'));
+    await settle();
+    assert.equal(view.turnText(), 'ABC');
+    assert.equal(view.lastSeq, 6);
+    assert.equal(view.resyncing, false);
+  });
+
+  it('an approval waits in the session queue until the user decides there', async () => {
+    const view = sessions.track(SESSION);
+    const answer = daemon.request(Methods.ApprovalRequest.method, approvalRequest('c1'));
+    await settle();
+    assert.deepEqual(
+      view.approvals.pending().map((a) => a.request.toolCallId),
+      ['c1'],
+    );
+    view.approvals.decide(approvalKey(approvalRequest('c1')), 'deny');
+    assert.deepEqual(await answer, { decision: 'deny' });
+    assert.equal(view.approvals.size, 0);
+  });
+
+  it('an approval resolved by another client closes here and its request answers -32800', async () => {
+    const view = sessions.track(SESSION);
+    const answer = daemon.request(Methods.ApprovalRequest.method, approvalRequest('c1')).catch((e: unknown) => e);
+    await settle();
+    await send(daemon, ev.resolved(1, 'c1', { decidedBy: 'client_2', decision: 'allow' }));
+    const error = await answer;
+    assert.ok(error instanceof ResponseError);
+    assert.equal(error.code, ErrorCodes.RequestCancelled);
+    assert.equal(view.approvals.size, 0);
+  });
+
+  it('a cancelled approval request drops its card', async () => {
+    const view = sessions.track(SESSION);
+    const source = new CancellationTokenSource();
+    const answer = daemon
+      .request(Methods.ApprovalRequest.method, approvalRequest('c1'), source.token)
+      .catch((e: unknown) => e);
+    await settle();
+    assert.equal(view.approvals.size, 1);
+    source.cancel();
+    const error = await answer;
+    assert.ok(error instanceof ResponseError);
+    assert.equal(error.code, ErrorCodes.RequestCancelled);
+    assert.equal(view.approvals.size, 0);
+  });
+
+  it('a request re-sent after re-attach shows one card, and one decision answers it', async () => {
+    const view = sessions.track(SESSION);
+    const first = daemon.request(Methods.ApprovalRequest.method, approvalRequest('c1')).catch((e: unknown) => e);
+    const again = daemon.request(Methods.ApprovalRequest.method, approvalRequest('c1'));
+    await settle();
+    assert.equal(view.approvals.size, 1);
+    view.approvals.decide(approvalKey(approvalRequest('c1')), 'allow');
+    assert.deepEqual(await again, { decision: 'allow' });
+    assert.deepEqual(await first, { decision: 'allow' });
+  });
+
+  it('answers _arbor/conformance/state from the view', async () => {
+    sessions.track(SESSION);
+    await send(daemon, ev.tree(1, [node('t', null)]));
+    await send(daemon, ev.chunk(2, 'hi'));
+    await settle();
+    const state = await daemon.request(Methods.ConformanceState.method, { sessionId: SESSION });
+    assert.deepEqual(state, {
+      sessionId: SESSION,
+      lastSeq: 2,
+      state: 'idle',
+      tree: { version: 1, nodes: [node('t', null)] },
+      pendingApprovals: [],
+      text: 'hi',
+    });
+  });
+});
