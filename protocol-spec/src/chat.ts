@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { NodeId, SessionId, TurnId, message, sessionEvent } from './base.js';
 import { notification, request } from './descriptor.js';
 
-/** Longest user message accepted by `chat/send`, in UTF-16 code units. */
+/** Longest user message accepted by `chat/send`, in Unicode code points. */
 export const MAX_USER_MESSAGE_CHARS = 200_000;
 
 export const ChatSendParams = message({

@@ -9,7 +9,6 @@ const Supported = message({});
 export const ClientCapabilities = message({
   approvals: Supported.optional().describe('The client answers tool/approvalRequest'),
   clientTools: Supported.optional().describe('The client executes the tools it declares (tool/execute)'),
-  plan: Supported.optional().describe('The client wants plan/update notifications'),
   conformance: Supported.optional().describe(
     'The client answers _arbor/conformance/state (conformance-suite introspection)',
   ),

@@ -20,7 +20,6 @@ export const PlanUpdate = notification({
   method: 'plan/update',
   direction: 'daemonToClient',
   params: PlanUpdateParams,
-  capability: 'client.plan',
   summary: 'The whole plan / todo list with each entry’s status.',
   specRef: 'plan.md#plan-update',
 });

@@ -134,6 +134,10 @@ export const SessionAttachParams = message({
 export const SessionSnapshot = message({
   tree: ExecutionTreeSnapshot.optional().describe('Tree of the running turn, if any'),
   turnId: TurnId.optional(),
+  texts: z
+    .array(message({ nodeId: z.string().min(1), text: z.string() }))
+    .optional()
+    .describe('Text streamed so far in the running turn, per tree node'),
   pendingApprovals: z.array(ApprovalRequestParams),
 });
 export const SessionAttachResult = message({

@@ -22,14 +22,19 @@ export const ScriptedToolCall = message({
   arguments: z.unknown().default({}),
 });
 
+// The error reply comes first: the model reply's fields are all optional, so
+// it would otherwise match `{error}` too and strip the error away.
 export const ScriptedReply = z.union([
+  message({
+    error: z.string().min(1).describe('The provider fails with this message'),
+    delayMs: NonNegativeInt.max(600_000).optional(),
+  }),
   message({
     text: z.string().optional(),
     toolCalls: z.array(ScriptedToolCall).optional(),
     usage: message({ inputTokens: NonNegativeInt, outputTokens: NonNegativeInt }).optional(),
     delayMs: NonNegativeInt.max(600_000).optional().describe('Wait before replying'),
   }),
-  message({ error: z.string().min(1) }),
 ]);
 export type ScriptedReply = z.infer<typeof ScriptedReply>;
 
@@ -43,6 +48,8 @@ export const Script = message({
   conversations: z.record(z.string(), z.array(ScriptedReply)),
 });
 export type Script = z.infer<typeof Script>;
+/** A script as written in a file, before defaults are applied. */
+export type ScriptInput = z.input<typeof Script>;
 
 export const SetScriptParams = message({
   sessionId: SessionId.optional().describe('Absent: the script for sessions created afterwards'),

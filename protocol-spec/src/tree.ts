@@ -4,7 +4,7 @@ import { Cost, NodeId, NonNegativeInt, Timestamp, TurnId, Usage, message, sessio
 import { ApprovalOutcome } from './approvalTypes.js';
 import { notification } from './descriptor.js';
 
-/** Longest args/result preview the daemon sends, in UTF-16 code units. */
+/** Longest args/result preview the daemon sends, in Unicode code points. */
 export const PREVIEW_MAX_CHARS = 500;
 const Preview = z.string().max(PREVIEW_MAX_CHARS);
 

@@ -97,6 +97,8 @@ export class Connection {
   private readonly pending = new Map<string | number, Pending>();
   private readonly answered = new Set<string | number>();
   private readonly tolerated = new Set<string | number>();
+  /** Requests the implementation sent us, by id: their answers are validated as that method's result. */
+  private readonly incomingRequests = new Map<string | number, string>();
   private readonly handlers = new Map<string, RequestHandler>();
   private readonly waiters = new Set<() => void>();
   private readonly violations = new Set<string>();
@@ -135,7 +137,7 @@ export class Connection {
   /** Sends one message after validating it; a schema failure here is the harness's fault unless deliberate. */
   send(message: JsonObject, deliberate = false): void {
     if (!deliberate) {
-      const answered = 'method' in message ? undefined : this.answeredMethodOf(message.id);
+      const answered = 'method' in message ? undefined : this.incomingRequests.get(message.id as string | number);
       const verdict = this.validator.validateMessage(message, this.harnessRole, () => answered);
       if (verdict.errors.length > 0) {
         this.options.recorder.harnessError(`harness sent an invalid message on ${this.label}: ${verdict.errors.join('; ')}`);
@@ -296,6 +298,7 @@ export class Connection {
   private onRequest(message: JsonObject): void {
     const id = message.id as string | number;
     const method = String(message.method);
+    this.incomingRequests.set(id, method);
     const handler = this.handlers.get(method);
     const reply = (body: JsonObject): void => {
       if (!this.closedFlag) this.send({ jsonrpc: '2.0', id, ...body });

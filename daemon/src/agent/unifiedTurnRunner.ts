@@ -3,6 +3,7 @@
  * tree, accountant, memory, events, abort signal), runs the root loop, and
  * ends the turn: open nodes closed, `cost/summary` sent, snapshot returned.
  */
+import { setMaxListeners } from 'node:events';
 import { Methods, type NodeStatus, type StopReason } from '@arbor/protocol';
 import { ModelRefError } from '../providers/modelRef.js';
 import { ProviderError, type Provider } from '../providers/provider.js';
@@ -59,6 +60,8 @@ export class UnifiedTurnRunner implements TurnRunner {
 
     // One signal for the whole turn: the client's cancel and every budget stop abort it.
     const controller = new AbortController();
+    // Every concurrent await of the turn (tools, subtasks, streams) listens on this signal.
+    setMaxListeners(0, controller.signal);
     const onCancel = (): void => controller.abort(new TurnCancelled());
     if (request.signal.aborted) onCancel();
     else request.signal.addEventListener('abort', onCancel, { once: true });

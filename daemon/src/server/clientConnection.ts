@@ -208,11 +208,19 @@ export class ClientConnection implements EventSubscriber {
     const value = (rawParams as { value?: unknown } | undefined)?.value;
     if (value !== 'off' && value !== 'messages' && value !== 'compact' && value !== 'verbose') return;
     const trace = Trace.fromString(value);
+    // vscode-jsonrpc traces the $/logTrace it sends too; the guard stops that loop.
+    let sendingTrace = false;
     void this.connection.trace(trace, {
       log: (message: string, data?: string) => {
-        void this.connection
-          .sendNotification(LogTraceNotification.type, { message, ...(data && { verbose: data }) })
-          .catch(() => undefined);
+        if (sendingTrace) return;
+        sendingTrace = true;
+        try {
+          void this.connection
+            .sendNotification(LogTraceNotification.type, { message, ...(data && { verbose: data }) })
+            .catch(() => undefined);
+        } finally {
+          sendingTrace = false;
+        }
       },
     });
   }

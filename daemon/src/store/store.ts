@@ -417,7 +417,7 @@ export class Store {
     if (commit.tree.version !== 1) throw new TypeError('commitTurn: the tree must be an ExecutionTreeSnapshot version 1');
     const tree = JSON.stringify(commit.tree);
     const usage = JSON.stringify(commit.usage);
-    return ((f: () => StoredMessage) => f())(() => {
+    return this.write(() => {
       const turn = this.sql.getTurn.get(commit.turnId) as TurnRow | undefined;
       if (!turn) throw notFound('turn', commit.turnId);
       if (turn.status !== 'running') throw conflict(`Turn ${commit.turnId} has already ended (${turn.status}).`);

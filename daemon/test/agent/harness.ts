@@ -125,7 +125,8 @@ export async function runTurn(turnScript: Script, options: TurnOptions = {}): Pr
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
+    // unref: a sleep that ignores its abort must not keep the test process alive.
+    const timer = setTimeout(resolve, ms).unref();
     signal?.addEventListener('abort', () => {
       clearTimeout(timer);
       reject(signal.reason as Error);

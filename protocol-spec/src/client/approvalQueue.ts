@@ -47,7 +47,10 @@ export class ApprovalQueue {
   readonly #waiters = new Map<ApprovalKey, ((s: ApprovalSettlement) => void)[]>();
   readonly #events = new TypedEmitter<ApprovalQueueEvents>();
 
-  on<K extends keyof ApprovalQueueEvents>(event: K, listener: Listener<ApprovalQueueEvents[K]>): Disposable {
+  on<K extends keyof ApprovalQueueEvents>(
+    event: K,
+    listener: Listener<ApprovalQueueEvents[K]>,
+  ): Disposable {
     return this.#events.on(event, listener);
   }
 

@@ -32,15 +32,20 @@ import { TypedEmitter, type Disposable, type Listener } from './events.js';
 import { check } from './validation.js';
 
 /** What the caller passes: zod input types, so defaulted fields may be left out. */
-export type ParamsInput<D extends RequestDescriptor | NotificationDescriptor> = z.input<D['params']>;
-export type ParamsOutput<D extends RequestDescriptor | NotificationDescriptor> = z.output<D['params']>;
+export type ParamsInput<D extends RequestDescriptor | NotificationDescriptor> = z.input<
+  D['params']
+>;
+export type ParamsOutput<D extends RequestDescriptor | NotificationDescriptor> = z.output<
+  D['params']
+>;
 export type ResultOutput<D extends RequestDescriptor> = z.output<D['result']>;
 export type ResultInput<D extends RequestDescriptor> = z.input<D['result']>;
 
 /** Params may be omitted when the schema accepts undefined (e.g. `session/list`). */
-export type RequestArgs<D extends RequestDescriptor> = undefined extends ParamsInput<D>
-  ? [params?: ParamsInput<D>, token?: CancellationToken]
-  : [params: ParamsInput<D>, token?: CancellationToken];
+export type RequestArgs<D extends RequestDescriptor> =
+  undefined extends ParamsInput<D>
+    ? [params?: ParamsInput<D>, token?: CancellationToken]
+    : [params: ParamsInput<D>, token?: CancellationToken];
 
 /** Answers a daemon -> client request. Cancellation is signalled on `token`. */
 export type RequestHandler<D extends RequestDescriptor> = (
@@ -125,7 +130,10 @@ export class ArborClient {
     return this.#initializeResult;
   }
 
-  on<K extends keyof ArborClientEvents>(event: K, listener: Listener<ArborClientEvents[K]>): Disposable {
+  on<K extends keyof ArborClientEvents>(
+    event: K,
+    listener: Listener<ArborClientEvents[K]>,
+  ): Disposable {
     return this.#events.on(event, listener);
   }
 
@@ -170,7 +178,10 @@ export class ArborClient {
       throw error;
     }
     if (!SUPPORTED_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
-      const error = new UnsupportedDaemonVersionError(result.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS);
+      const error = new UnsupportedDaemonVersionError(
+        result.protocolVersion,
+        SUPPORTED_PROTOCOL_VERSIONS,
+      );
       this.#report(error);
       await this.#notifyQuietly(Methods.Exit);
       this.dispose();
@@ -187,8 +198,14 @@ export class ArborClient {
    * Sends a client -> daemon request: params are validated (and defaulted) by
    * the descriptor's schema before sending, the result after receiving.
    */
-  async request<D extends RequestDescriptor>(descriptor: D, ...args: RequestArgs<D>): Promise<ResultOutput<D>> {
-    if (descriptor.method === Methods.Initialize.method || descriptor.method === Methods.Shutdown.method) {
+  async request<D extends RequestDescriptor>(
+    descriptor: D,
+    ...args: RequestArgs<D>
+  ): Promise<ResultOutput<D>> {
+    if (
+      descriptor.method === Methods.Initialize.method ||
+      descriptor.method === Methods.Shutdown.method
+    ) {
       throw new ClientStateError(`Use initialize() / shutdown() for ${descriptor.method}`);
     }
     this.#assertReady(descriptor.method);
@@ -198,7 +215,10 @@ export class ArborClient {
   }
 
   /** Sends a client -> daemon notification (validated like a request's params). */
-  async notify<D extends NotificationDescriptor>(descriptor: D, params: ParamsInput<D>): Promise<void> {
+  async notify<D extends NotificationDescriptor>(
+    descriptor: D,
+    params: ParamsInput<D>,
+  ): Promise<void> {
     this.#assertReady(descriptor.method);
     this.#assertSendable(descriptor);
     await this.#sendNotification(descriptor, params);
@@ -258,7 +278,10 @@ export class ArborClient {
   /** True when the negotiated capabilities include `path` (e.g. `daemon.attach.replay`). */
   hasCapability(path: `client.${string}` | `daemon.${string}`): boolean {
     if (!this.#initializeResult) return false;
-    return hasCapability({ client: this.#clientCapabilities, daemon: this.#initializeResult.capabilities }, path);
+    return hasCapability(
+      { client: this.#clientCapabilities, daemon: this.#initializeResult.capabilities },
+      path,
+    );
   }
 
   #capabilitiesToSend(): ClientCapabilities {
@@ -321,7 +344,11 @@ export class ArborClient {
   }
 
   #dispatch(descriptor: NotificationDescriptor, raw: unknown, handlers: Set<ErasedHandler>): void {
-    const checked = check(descriptor.params, raw, { method: descriptor.method, part: 'params', origin: 'daemon' });
+    const checked = check(descriptor.params, raw, {
+      method: descriptor.method,
+      part: 'params',
+      origin: 'daemon',
+    });
     if (!checked.ok) {
       this.#report(checked.error);
       return;
@@ -336,7 +363,10 @@ export class ArborClient {
    * the method is unknown to this client (-32601). Cancellation answers
    * -32800 at once, whatever the callback does later.
    */
-  #serve<D extends RequestDescriptor>(descriptor: D, current: () => RequestHandler<D> | undefined): void {
+  #serve<D extends RequestDescriptor>(
+    descriptor: D,
+    current: () => RequestHandler<D> | undefined,
+  ): void {
     const method = descriptor.method;
     this.#connection.onRequest(
       new RequestType<unknown, unknown, unknown>(method, ParameterStructures.byName),
@@ -350,8 +380,14 @@ export class ArborClient {
           this.#report(params.error);
           throw new ResponseError(JsonRpcErrorCodes.InvalidParams, params.error.message);
         }
-        const answer = await raceCancellation(token, async () => handler(params.value as ParamsOutput<D>, token));
-        const result = check(descriptor.result, answer, { method, part: 'result', origin: 'client' });
+        const answer = await raceCancellation(token, async () =>
+          handler(params.value as ParamsOutput<D>, token),
+        );
+        const result = check(descriptor.result, answer, {
+          method,
+          part: 'result',
+          origin: 'client',
+        });
         if (!result.ok) {
           this.#report(result.error);
           throw new ResponseError(JsonRpcErrorCodes.InternalError, result.error.message);
@@ -406,4 +442,3 @@ function raceCancellation<T>(token: CancellationToken, fn: () => Promise<T>): Pr
     );
   });
 }
-

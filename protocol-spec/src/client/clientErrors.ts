@@ -31,7 +31,9 @@ export class UnsupportedDaemonVersionError extends Error {
     readonly daemonVersion: number,
     readonly supported: readonly number[],
   ) {
-    super(`The daemon speaks protocol version ${daemonVersion}; this client speaks ${supported.join(', ')}`);
+    super(
+      `The daemon speaks protocol version ${daemonVersion}; this client speaks ${supported.join(', ')}`,
+    );
   }
 }
 

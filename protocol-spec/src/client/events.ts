@@ -51,7 +51,8 @@ export class TypedEmitter<Events extends object> {
       }
     }
     if (errors.length === 1) throw errors[0];
-    if (errors.length > 1) throw new AggregateError(errors, `${errors.length} listeners of ${String(event)} failed`);
+    if (errors.length > 1)
+      throw new AggregateError(errors, `${errors.length} listeners of ${String(event)} failed`);
   }
 
   removeAllListeners(): void {

@@ -45,11 +45,15 @@ export interface DaemonProcess {
 
 /** Spawns the daemon with stdio transport; rejects when it cannot start (e.g. ENOENT). */
 export function spawnDaemon(options: SpawnDaemonOptions = {}): Promise<DaemonProcess> {
-  const child = spawn(options.command ?? DEFAULT_DAEMON_COMMAND, [...(options.args ?? DEFAULT_DAEMON_ARGS)], {
-    cwd: options.cwd,
-    env: options.env ?? process.env,
-    stdio: ['pipe', 'pipe', options.stderr ?? 'pipe'],
-  });
+  const child = spawn(
+    options.command ?? DEFAULT_DAEMON_COMMAND,
+    [...(options.args ?? DEFAULT_DAEMON_ARGS)],
+    {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ['pipe', 'pipe', options.stderr ?? 'pipe'],
+    },
+  );
   const exited = new Promise<ExitStatus>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
@@ -84,7 +88,9 @@ export function parseSocketAddress(address: string): SocketAddress {
 }
 
 /** Connects to a daemon started with `arbor daemon --listen <address>`. */
-export function connectSocket(address: string | SocketAddress): Promise<{ socket: Socket; connection: MessageConnection }> {
+export function connectSocket(
+  address: string | SocketAddress,
+): Promise<{ socket: Socket; connection: MessageConnection }> {
   const target = typeof address === 'string' ? parseSocketAddress(address) : address;
   return new Promise((resolve, reject) => {
     const socket = 'path' in target ? connect(target.path) : connect(target.port, target.host);
@@ -92,7 +98,10 @@ export function connectSocket(address: string | SocketAddress): Promise<{ socket
     socket.once('connect', () => {
       socket.off('error', reject);
       socket.on('error', () => undefined);
-      const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+      const connection = createMessageConnection(
+        new SocketMessageReader(socket),
+        new SocketMessageWriter(socket),
+      );
       resolve({ socket, connection });
     });
   });
@@ -116,7 +125,10 @@ export interface ArborConnection {
  * Opens a connection and wraps it in an ArborClient, not yet initialized:
  * create a SessionTracker (or set handlers) first, then `client.initialize()`.
  */
-export async function connectArbor(target: DaemonTarget, options: ArborClientOptions = {}): Promise<ArborConnection> {
+export async function connectArbor(
+  target: DaemonTarget,
+  options: ArborClientOptions = {},
+): Promise<ArborConnection> {
   if ('spawn' in target) {
     const daemon = await spawnDaemon(target.spawn);
     const client = new ArborClient(daemon.connection, { processId: process.pid, ...options });
@@ -124,7 +136,10 @@ export async function connectArbor(target: DaemonTarget, options: ArborClientOpt
       client,
       process: daemon,
       close: async (timeoutMs = 5000) => {
-        await withTimeout(client.shutdown().catch(() => undefined), timeoutMs);
+        await withTimeout(
+          client.shutdown().catch(() => undefined),
+          timeoutMs,
+        );
         if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
           const exited = await withTimeout(daemon.exited, timeoutMs);
           if (exited === undefined) daemon.child.kill('SIGKILL');
@@ -138,7 +153,10 @@ export async function connectArbor(target: DaemonTarget, options: ArborClientOpt
     client,
     socket,
     close: async (timeoutMs = 5000) => {
-      await withTimeout(client.shutdown().catch(() => undefined), timeoutMs);
+      await withTimeout(
+        client.shutdown().catch(() => undefined),
+        timeoutMs,
+      );
       socket.end();
     },
   };

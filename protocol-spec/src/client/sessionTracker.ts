@@ -44,7 +44,9 @@ export class SessionTracker implements Disposable {
       this.#subscriptions.push(
         client.onNotification(descriptor, (params) => {
           // The union of (method, params) pairs is rebuilt here from the descriptor it came through.
-          this.#views.get(params.sessionId)?.receive({ method: descriptor.method, params } as SessionEvent);
+          this.#views
+            .get(params.sessionId)
+            ?.receive({ method: descriptor.method, params } as SessionEvent);
         }),
       );
     }
@@ -54,7 +56,11 @@ export class SessionTracker implements Disposable {
     if (options.conformance) {
       client.setConformanceStateHandler(({ sessionId }) => {
         const view = this.#views.get(sessionId);
-        if (!view) throw new ResponseError(ArborErrorCodes.NotAttached, `Session ${sessionId} is not tracked`);
+        if (!view)
+          throw new ResponseError(
+            ArborErrorCodes.NotAttached,
+            `Session ${sessionId} is not tracked`,
+          );
         return view.conformanceState();
       });
     }
@@ -83,7 +89,8 @@ export class SessionTracker implements Disposable {
     const role = options.role ?? 'controller';
     const view = new SessionView(sessionId, {
       lastSeq: options.lastSeq ?? 0,
-      reattach: (sinceSeq) => this.#client.request(Methods.SessionAttach, { sessionId, role, sinceSeq }),
+      reattach: (sinceSeq) =>
+        this.#client.request(Methods.SessionAttach, { sessionId, role, sinceSeq }),
     });
     this.#views.set(sessionId, view);
     return view;
@@ -103,7 +110,8 @@ export class SessionTracker implements Disposable {
     const role = options.role ?? 'controller';
     const view = new SessionView(sessionId, {
       lastSeq: options.sinceSeq,
-      reattach: (sinceSeq) => this.#client.request(Methods.SessionAttach, { sessionId, role, sinceSeq }),
+      reattach: (sinceSeq) =>
+        this.#client.request(Methods.SessionAttach, { sessionId, role, sinceSeq }),
     });
     this.#views.set(sessionId, view);
     try {
@@ -139,10 +147,16 @@ export class SessionTracker implements Disposable {
    * Queues the request and waits for the user. Only a decision made here
    * answers it; resolved elsewhere, cancelled or withdrawn answers -32800.
    */
-  async #askUser(params: ApprovalRequestParams, token: CancellationToken): Promise<ApprovalDecision> {
+  async #askUser(
+    params: ApprovalRequestParams,
+    token: CancellationToken,
+  ): Promise<ApprovalDecision> {
     const view = this.#views.get(params.sessionId);
     if (!view) {
-      throw new ResponseError(LspErrorCodes.RequestFailed, `Session ${params.sessionId} is not tracked by this client`);
+      throw new ResponseError(
+        LspErrorCodes.RequestFailed,
+        `Session ${params.sessionId} is not tracked by this client`,
+      );
     }
     const key = approvalKey(params);
     view.approvals.add(params);

@@ -24,7 +24,10 @@ import { TypedEmitter, type Disposable, type Listener } from './events.js';
 import { SeqOrder } from './seqOrder.js';
 import { TreeReducer } from './treeReducer.js';
 
-type EventOf<D extends NotificationDescriptor> = { method: D['method']; params: z.output<D['params']> };
+type EventOf<D extends NotificationDescriptor> = {
+  method: D['method'];
+  params: z.output<D['params']>;
+};
 
 /** The daemon notifications that belong to a session and carry its seq. */
 export const SESSION_EVENT_METHODS = [
@@ -120,7 +123,10 @@ export class SessionView {
     this.reattach = options.reattach;
   }
 
-  on<K extends keyof SessionViewEvents>(event: K, listener: Listener<SessionViewEvents[K]>): Disposable {
+  on<K extends keyof SessionViewEvents>(
+    event: K,
+    listener: Listener<SessionViewEvents[K]>,
+  ): Disposable {
     return this.#events.on(event, listener);
   }
 
@@ -303,7 +309,11 @@ export class SessionView {
         this.#lastState = p;
         this.#events.emit('state', p);
         if (p.state === 'idle' && p.stopReason !== undefined) {
-          this.#events.emit('turnEnded', { turnId: p.turnId ?? this.#turnId, stopReason: p.stopReason, state: p });
+          this.#events.emit('turnEnded', {
+            turnId: p.turnId ?? this.#turnId,
+            stopReason: p.stopReason,
+            state: p,
+          });
         }
         return;
       }

@@ -43,7 +43,12 @@ describe('ApprovalQueue', () => {
     });
     assert.equal(closed, true);
     assert.deepEqual(ids(queue), ['c1']);
-    const expected = { kind: 'resolved', outcome: 'approved', decision: 'allow', decidedBy: 'client_other' };
+    const expected = {
+      kind: 'resolved',
+      outcome: 'approved',
+      decision: 'allow',
+      decidedBy: 'client_other',
+    };
     assert.deepEqual(await settled, expected);
     assert.deepEqual(removed, [expected]);
   });
@@ -85,7 +90,11 @@ describe('ApprovalQueue', () => {
     assert.deepEqual(ids(queue), []);
     assert.deepEqual(await queue.settled(key), { kind: 'decided', decision: 'deny' });
     queue.resolved({ turnId: 'turn_1', toolCallId: 'c1', outcome: 'rejected' });
-    assert.equal(queue.add(approvalRequest('c1')), 'added', 'once resolved, the decision is forgotten');
+    assert.equal(
+      queue.add(approvalRequest('c1')),
+      'added',
+      'once resolved, the decision is forgotten',
+    );
   });
 
   it('sync with a snapshot adds missing approvals and withdraws the ones that ended meanwhile', async () => {

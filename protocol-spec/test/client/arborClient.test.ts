@@ -122,7 +122,9 @@ describe('ArborClient against a fake daemon', () => {
     it('refuses to send invalid params', async () => {
       start();
       await client.initialize();
-      const error = await rejection(client.request(Methods.ChatSend, { sessionId: SESSION, text: '' }));
+      const error = await rejection(
+        client.request(Methods.ChatSend, { sessionId: SESSION, text: '' }),
+      );
       assert.ok(error instanceof ProtocolValidationError);
       assert.equal(error.origin, 'client');
       await settle();
@@ -134,11 +136,15 @@ describe('ArborClient against a fake daemon', () => {
       daemon.answers.set(Methods.ChatCancel.method, () => ({ cancelled: true }));
       start();
       await client.initialize();
-      const error = await rejection(client.request(Methods.ChatSend, { sessionId: SESSION, text: 'hi' }));
+      const error = await rejection(
+        client.request(Methods.ChatSend, { sessionId: SESSION, text: 'hi' }),
+      );
       assert.ok(error instanceof ProtocolValidationError);
       assert.equal(error.origin, 'daemon');
       assert.equal(errors.length, 1);
-      assert.deepEqual(await client.request(Methods.ChatCancel, { sessionId: SESSION }), { cancelled: true });
+      assert.deepEqual(await client.request(Methods.ChatCancel, { sessionId: SESSION }), {
+        cancelled: true,
+      });
     });
 
     it('a method whose capability the daemon did not offer is not sent', async () => {
@@ -157,7 +163,9 @@ describe('ArborClient against a fake daemon', () => {
       });
       start();
       await client.initialize();
-      const error = await rejection(client.request(Methods.ChatSend, { sessionId: SESSION, text: 'hi' }));
+      const error = await rejection(
+        client.request(Methods.ChatSend, { sessionId: SESSION, text: 'hi' }),
+      );
       assert.ok(error instanceof ResponseError);
       assert.equal(error.code, ErrorCodes.TurnInProgress);
     });
@@ -169,8 +177,19 @@ describe('ArborClient against a fake daemon', () => {
       await client.initialize();
       const texts: string[] = [];
       client.onNotification(Methods.ChatChunk, (p) => texts.push(p.text));
-      await daemon.notify(Methods.ChatChunk.method, { sessionId: SESSION, seq: 'one', turnId: TURN, text: 'bad' });
-      await daemon.notify(Methods.ChatChunk.method, { sessionId: SESSION, seq: 2, turnId: TURN, nodeId: 't', text: 'good' });
+      await daemon.notify(Methods.ChatChunk.method, {
+        sessionId: SESSION,
+        seq: 'one',
+        turnId: TURN,
+        text: 'bad',
+      });
+      await daemon.notify(Methods.ChatChunk.method, {
+        sessionId: SESSION,
+        seq: 2,
+        turnId: TURN,
+        nodeId: 't',
+        text: 'good',
+      });
       await settle();
       assert.deepEqual(texts, ['good']);
       assert.equal(errors.length, 1);
@@ -179,7 +198,9 @@ describe('ArborClient against a fake daemon', () => {
       assert.equal(error.method, Methods.ChatChunk.method);
       assert.equal(error.origin, 'daemon');
       daemon.answers.set(Methods.ChatCancel.method, () => ({ cancelled: false }));
-      assert.deepEqual(await client.request(Methods.ChatCancel, { sessionId: SESSION }), { cancelled: false });
+      assert.deepEqual(await client.request(Methods.ChatCancel, { sessionId: SESSION }), {
+        cancelled: false,
+      });
     });
 
     it('accepts a notification with unknown extra fields (they are dropped)', async () => {
@@ -192,7 +213,17 @@ describe('ArborClient against a fake daemon', () => {
         seq: 1,
         turnId: TURN,
         futureTopLevel: { x: 1 },
-        nodes: [{ id: 't', parentId: null, kind: 'turn', name: 'turn', status: 'running', depth: 0, futureNodeField: 'x' }],
+        nodes: [
+          {
+            id: 't',
+            parentId: null,
+            kind: 'turn',
+            name: 'turn',
+            status: 'running',
+            depth: 0,
+            futureNodeField: 'x',
+          },
+        ],
       });
       await settle();
       assert.deepEqual(seen, [
@@ -200,7 +231,9 @@ describe('ArborClient against a fake daemon', () => {
           sessionId: SESSION,
           seq: 1,
           turnId: TURN,
-          nodes: [{ id: 't', parentId: null, kind: 'turn', name: 'turn', status: 'running', depth: 0 }],
+          nodes: [
+            { id: 't', parentId: null, kind: 'turn', name: 'turn', status: 'running', depth: 0 },
+          ],
         },
       ]);
       assert.deepEqual(errors, []);
@@ -215,7 +248,9 @@ describe('ArborClient against a fake daemon', () => {
       assert.deepEqual(errors, []);
       assert.equal(client.phase, 'ready');
       daemon.answers.set(Methods.ChatCancel.method, () => ({ cancelled: false }));
-      assert.deepEqual(await client.request(Methods.ChatCancel, { sessionId: SESSION }), { cancelled: false });
+      assert.deepEqual(await client.request(Methods.ChatCancel, { sessionId: SESSION }), {
+        cancelled: false,
+      });
     });
 
     it('every listener of a notification gets it; a throwing listener is reported, not fatal', async () => {
@@ -226,7 +261,13 @@ describe('ArborClient against a fake daemon', () => {
         throw new Error('broken view');
       });
       const sub = client.onNotification(Methods.ChatChunk, (p) => got.push(p.text));
-      const chunk = (seq: number) => ({ sessionId: SESSION, seq, turnId: TURN, nodeId: 't', text: `c${seq}` });
+      const chunk = (seq: number) => ({
+        sessionId: SESSION,
+        seq,
+        turnId: TURN,
+        nodeId: 't',
+        text: `c${seq}`,
+      });
       await daemon.notify(Methods.ChatChunk.method, chunk(1));
       await settle();
       sub.dispose();
@@ -260,7 +301,10 @@ describe('ArborClient against a fake daemon', () => {
         },
       });
       await client.initialize();
-      const answer = await daemon.request(Methods.ApprovalRequest.method, approvalRequest('call_1'));
+      const answer = await daemon.request(
+        Methods.ApprovalRequest.method,
+        approvalRequest('call_1'),
+      );
       assert.deepEqual(answer, { decision: 'allowForSession' });
       assert.equal(asked[0]?.toolCallId, 'call_1');
       assert.equal(asked[0]?.category, 'write');
@@ -277,7 +321,9 @@ describe('ArborClient against a fake daemon', () => {
       });
       await client.initialize();
       const source = new CancellationTokenSource();
-      const pending = rejection(daemon.request(Methods.ApprovalRequest.method, approvalRequest('call_1'), source.token));
+      const pending = rejection(
+        daemon.request(Methods.ApprovalRequest.method, approvalRequest('call_1'), source.token),
+      );
       await settle();
       assert.equal(callbackToken?.isCancellationRequested, false);
       source.cancel();
@@ -292,7 +338,10 @@ describe('ArborClient against a fake daemon', () => {
       start({ onApprovalRequest: () => ((called = true), 'allow') });
       await client.initialize();
       const error = await rejection(
-        daemon.request(Methods.ApprovalRequest.method, { ...approvalRequest('c1'), category: 'teleport' }),
+        daemon.request(Methods.ApprovalRequest.method, {
+          ...approvalRequest('c1'),
+          category: 'teleport',
+        }),
       );
       assert.ok(error instanceof ResponseError);
       assert.equal(error.code, ErrorCodes.InvalidParams);
@@ -304,8 +353,14 @@ describe('ArborClient against a fake daemon', () => {
       start();
       await client.initialize();
       const init = await daemon.next(Methods.Initialize.method);
-      assert.deepEqual((init.params as { capabilities: unknown }).capabilities, {}, 'approvals not declared');
-      const error = await rejection(daemon.request(Methods.ApprovalRequest.method, approvalRequest('c1')));
+      assert.deepEqual(
+        (init.params as { capabilities: unknown }).capabilities,
+        {},
+        'approvals not declared',
+      );
+      const error = await rejection(
+        daemon.request(Methods.ApprovalRequest.method, approvalRequest('c1')),
+      );
       assert.ok(error instanceof ResponseError);
       assert.equal(error.code, ErrorCodes.MethodNotFound);
     });
@@ -313,7 +368,9 @@ describe('ArborClient against a fake daemon', () => {
     it('tool/execute runs the declared tool through the callback', async () => {
       start({
         tools: [EDITOR_TOOL],
-        onToolExecute: (params) => ({ content: `ran ${params.name} with ${JSON.stringify(params.args)}` }),
+        onToolExecute: (params) => ({
+          content: `ran ${params.name} with ${JSON.stringify(params.args)}`,
+        }),
       });
       await client.initialize();
       const answer = await daemon.request(Methods.ToolExecute.method, {

@@ -87,11 +87,18 @@ export const ev = {
     method: Methods.TreeUpdate.method,
     params: { sessionId: SESSION, seq, turnId, nodes },
   }),
-  state: (seq: number, state: TurnState, fields: Partial<SessionStateParams> = {}): SessionEvent => ({
+  state: (
+    seq: number,
+    state: TurnState,
+    fields: Partial<SessionStateParams> = {},
+  ): SessionEvent => ({
     method: Methods.SessionState.method,
     params: { sessionId: SESSION, seq, state, turnId: TURN, ...fields },
   }),
-  update: (seq: number, fields: { permissionMode?: PermissionMode; title?: string }): SessionEvent => ({
+  update: (
+    seq: number,
+    fields: { permissionMode?: PermissionMode; title?: string },
+  ): SessionEvent => ({
     method: Methods.SessionUpdate.method,
     params: { sessionId: SESSION, seq, ...fields },
   }),
@@ -101,7 +108,15 @@ export const ev = {
   }),
   budget: (seq: number, fields: Partial<BudgetExceededParams> = {}): SessionEvent => ({
     method: Methods.BudgetExceeded.method,
-    params: { sessionId: SESSION, seq, turnId: TURN, kind: 'tool_calls', limit: 10, observed: 11, ...fields },
+    params: {
+      sessionId: SESSION,
+      seq,
+      turnId: TURN,
+      kind: 'tool_calls',
+      limit: 10,
+      observed: 11,
+      ...fields,
+    },
   }),
   cost: (seq: number, cost: number | null): SessionEvent => ({
     method: Methods.CostSummary.method,
@@ -115,7 +130,11 @@ export const ev = {
       byModel: [],
     },
   }),
-  resolved: (seq: number, toolCallId: string, fields: Partial<ApprovalResolvedParams> = {}): SessionEvent => ({
+  resolved: (
+    seq: number,
+    toolCallId: string,
+    fields: Partial<ApprovalResolvedParams> = {},
+  ): SessionEvent => ({
     method: Methods.ApprovalResolved.method,
     params: { sessionId: SESSION, seq, turnId: TURN, toolCallId, outcome: 'approved', ...fields },
   }),

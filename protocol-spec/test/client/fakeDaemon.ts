@@ -40,7 +40,10 @@ export class FakeDaemon {
   constructor() {
     const toDaemon = new PassThrough();
     const toClient = new PassThrough();
-    this.connection = createMessageConnection(new StreamMessageReader(toDaemon), new StreamMessageWriter(toClient));
+    this.connection = createMessageConnection(
+      new StreamMessageReader(toDaemon),
+      new StreamMessageWriter(toClient),
+    );
     this.clientConnection = createMessageConnection(
       new StreamMessageReader(toClient),
       new StreamMessageWriter(toDaemon),
@@ -53,7 +56,9 @@ export class FakeDaemon {
       if (!answer) throw new ResponseError(-32601, `Unhandled method ${method}`);
       return answer(params, token);
     });
-    this.connection.onNotification((method, params) => this.#record({ kind: 'notification', method, params }));
+    this.connection.onNotification((method, params) =>
+      this.#record({ kind: 'notification', method, params }),
+    );
     this.connection.listen();
   }
 
@@ -76,7 +81,9 @@ export class FakeDaemon {
   }
 
   request(method: string, params: unknown, token?: CancellationToken): Promise<unknown> {
-    return token ? this.connection.sendRequest(method, params, token) : this.connection.sendRequest(method, params);
+    return token
+      ? this.connection.sendRequest(method, params, token)
+      : this.connection.sendRequest(method, params);
   }
 
   dispose(): void {

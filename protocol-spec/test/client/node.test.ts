@@ -27,11 +27,19 @@ function socketDaemon(): { server: Server; received: string[]; connections: Mess
   const received: string[] = [];
   const connections: MessageConnection[] = [];
   const server = createServer((socket) => {
-    const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    const connection = createMessageConnection(
+      new SocketMessageReader(socket),
+      new SocketMessageWriter(socket),
+    );
     connections.push(connection);
     connection.onRequest(Methods.Initialize.method, (params: { token?: string }) => {
       received.push(`initialize token=${params.token}`);
-      return { protocolVersion: 1, serverInfo: { name: 'socket-daemon' }, capabilities: {}, clientId: 'sock_1' };
+      return {
+        protocolVersion: 1,
+        serverInfo: { name: 'socket-daemon' },
+        capabilities: {},
+        clientId: 'sock_1',
+      };
     });
     connection.onRequest(Methods.Shutdown.method, () => (received.push('shutdown'), null));
     connection.onNotification(Methods.Exit.method, () => {
@@ -46,7 +54,9 @@ function socketDaemon(): { server: Server; received: string[]; connections: Mess
 describe('client/node transports', () => {
   it('spawns a daemon over stdio, initializes it, and shuts it down so it exits', async () => {
     const arbor = await connectArbor(
-      { spawn: { command: process.execPath, args: ['--import', 'tsx', fixture], cwd: packageRoot } },
+      {
+        spawn: { command: process.execPath, args: ['--import', 'tsx', fixture], cwd: packageRoot },
+      },
       { clientInfo: { name: 'stdio-test' } },
     );
     const result = await arbor.client.initialize();
@@ -98,7 +108,9 @@ describe('client/node transports', () => {
     assert.deepEqual(parseSocketAddress('localhost:80'), { host: 'localhost', port: 80 });
     assert.deepEqual(parseSocketAddress('[::1]:9000'), { host: '::1', port: 9000 });
     assert.deepEqual(parseSocketAddress('7777'), { host: '127.0.0.1', port: 7777 });
-    assert.deepEqual(parseSocketAddress('/run/user/1000/arbor.sock'), { path: '/run/user/1000/arbor.sock' });
+    assert.deepEqual(parseSocketAddress('/run/user/1000/arbor.sock'), {
+      path: '/run/user/1000/arbor.sock',
+    });
     assert.deepEqual(parseSocketAddress('./arbor.sock'), { path: './arbor.sock' });
     assert.deepEqual(parseSocketAddress('\\\\.\\pipe\\arbor'), { path: '\\\\.\\pipe\\arbor' });
   });
@@ -107,7 +119,8 @@ describe('client/node transports', () => {
     const dir = join(packageRoot, 'src', 'client');
     const common = readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'node.ts');
     assert.ok(common.length >= 8, 'the check is not vacuous');
-    const nodeOnly = /from\s+['"](node:[\w/]+|fs|net|child_process|os|path|stream|vscode-jsonrpc\/node)['"]/;
+    const nodeOnly =
+      /from\s+['"](node:[\w/]+|fs|net|child_process|os|path|stream|vscode-jsonrpc\/node)['"]/;
     const offenders = common.filter((f) => nodeOnly.test(readFileSync(join(dir, f), 'utf8')));
     assert.deepEqual(offenders, []);
   });

@@ -1,7 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { CancellationTokenSource, ResponseError } from 'vscode-jsonrpc/node';
 import { ErrorCodes, Methods } from '../../src/index.js';
-import { ArborClient, SessionTracker, approvalKey, type AttachResult } from '../../src/client/index.js';
+import {
+  ArborClient,
+  SessionTracker,
+  approvalKey,
+  type AttachResult,
+} from '../../src/client/index.js';
 import { approvalRequest, ev, node, SESSION, sessionInfo } from './builders.js';
 import { FakeDaemon, settle } from './fakeDaemon.js';
 
@@ -28,15 +33,25 @@ describe('SessionTracker over a fake daemon', () => {
 
   it('declares approvals and conformance at initialize', async () => {
     const init = await daemon.next(Methods.Initialize.method);
-    assert.deepEqual((init.params as { capabilities: unknown }).capabilities, { approvals: {}, conformance: {} });
+    assert.deepEqual((init.params as { capabilities: unknown }).capabilities, {
+      approvals: {},
+      conformance: {},
+    });
   });
 
   it('on a seq gap re-attaches with sinceSeq = last applied seq and applies the replay', async () => {
     const attaches: unknown[] = [];
     daemon.answers.set(Methods.SessionAttach.method, (params) => {
       attaches.push(params);
-      const result: AttachResult = { session: sessionInfo({ state: 'running' }), role: 'controller', lastSeq: 2, replay: 'none' };
-      return (params as { sinceSeq?: number }).sinceSeq === undefined ? result : { ...result, lastSeq: 6, replay: 'events' };
+      const result: AttachResult = {
+        session: sessionInfo({ state: 'running' }),
+        role: 'controller',
+        lastSeq: 2,
+        replay: 'none',
+      };
+      return (params as { sinceSeq?: number }).sinceSeq === undefined
+        ? result
+        : { ...result, lastSeq: 6, replay: 'events' };
     });
     const view = await sessions.attach(SESSION);
     await send(daemon, ev.tree(3, [node('t', null)]));
@@ -73,7 +88,9 @@ describe('SessionTracker over a fake daemon', () => {
 
   it('an approval resolved by another client closes here and its request answers -32800', async () => {
     const view = sessions.track(SESSION);
-    const answer = daemon.request(Methods.ApprovalRequest.method, approvalRequest('c1')).catch((e: unknown) => e);
+    const answer = daemon
+      .request(Methods.ApprovalRequest.method, approvalRequest('c1'))
+      .catch((e: unknown) => e);
     await settle();
     await send(daemon, ev.resolved(1, 'c1', { decidedBy: 'client_2', decision: 'allow' }));
     const error = await answer;
@@ -99,7 +116,9 @@ describe('SessionTracker over a fake daemon', () => {
 
   it('a request re-sent after re-attach shows one card, and one decision answers it', async () => {
     const view = sessions.track(SESSION);
-    const first = daemon.request(Methods.ApprovalRequest.method, approvalRequest('c1')).catch((e: unknown) => e);
+    const first = daemon
+      .request(Methods.ApprovalRequest.method, approvalRequest('c1'))
+      .catch((e: unknown) => e);
     const again = daemon.request(Methods.ApprovalRequest.method, approvalRequest('c1'));
     await settle();
     assert.equal(view.approvals.size, 1);

@@ -4,7 +4,8 @@ import { approvalRequest, ev, node, outline, SESSION, sessionInfo, TURN } from '
 
 /** A reattach callback the test answers by hand, recording every sinceSeq asked for. */
 function manualReattach() {
-  const calls: { sinceSeq: number; answer: (r: AttachResult) => void; fail: (e: Error) => void }[] = [];
+  const calls: { sinceSeq: number; answer: (r: AttachResult) => void; fail: (e: Error) => void }[] =
+    [];
   const reattach = (sinceSeq: number) =>
     new Promise<AttachResult>((answer, fail) => calls.push({ sinceSeq, answer, fail }));
   return { calls, reattach };
@@ -46,7 +47,12 @@ describe('SessionView: seq order', () => {
     assert.equal(view.turnText(), 'one ', 'nothing after the gap is shown yet');
     assert.equal(view.resyncing, true);
 
-    calls[0]!.answer({ session: sessionInfo({ state: 'running' }), role: 'controller', lastSeq: 6, replay: 'events' });
+    calls[0]!.answer({
+      session: sessionInfo({ state: 'running' }),
+      role: 'controller',
+      lastSeq: 6,
+      replay: 'events',
+    });
     await flush();
     // The daemon replays 3..6 with their original seq; 5 and 6 are duplicates of held events.
     view.receive(ev.chunk(3, 'two '));
@@ -82,12 +88,19 @@ describe('SessionView: seq order', () => {
       replay: 'snapshot',
       snapshot: {
         turnId: TURN,
-        tree: { version: 1, nodes: [node('t', null), node('a', 't', { status: 'done' }), node('b', 't')] },
+        tree: {
+          version: 1,
+          nodes: [node('t', null), node('a', 't', { status: 'done' }), node('b', 't')],
+        },
         pendingApprovals: [approvalRequest('now')],
       },
     });
     await flush();
-    assert.deepEqual(shape(view), ['t', '  a', '  b', '  after'], 'seq 40 is covered by the snapshot, 51 follows it');
+    assert.deepEqual(
+      shape(view),
+      ['t', '  a', '  b', '  after'],
+      'seq 40 is covered by the snapshot, 51 follows it',
+    );
     assert.equal(view.tree.get('a')?.status, 'done');
     assert.equal(view.lastSeq, 51);
     assert.equal(view.state, 'requires_action');
@@ -108,7 +121,11 @@ describe('SessionView: seq order', () => {
       role: 'observer',
       lastSeq: 10,
       replay: 'none',
-      snapshot: { turnId: TURN, tree: { version: 1, nodes: [node('t', null)] }, pendingApprovals: [] },
+      snapshot: {
+        turnId: TURN,
+        tree: { version: 1, nodes: [node('t', null)] },
+        pendingApprovals: [],
+      },
     });
     assert.deepEqual(shape(view), ['t']);
     assert.equal(view.turnText(), 'live');
@@ -153,7 +170,9 @@ describe('SessionView: what a client shows', () => {
     view.receive(ev.state(2, 'requires_action'));
     view.receive(ev.update(3, { permissionMode: 'plan' }));
     view.receive(ev.update(4, { title: 'renamed' }));
-    view.receive(ev.state(5, 'idle', { stopReason: 'end_turn', usage: { inputTokens: 1, outputTokens: 2 } }));
+    view.receive(
+      ev.state(5, 'idle', { stopReason: 'end_turn', usage: { inputTokens: 1, outputTokens: 2 } }),
+    );
     assert.deepEqual(states, ['running', 'requires_action', 'idle']);
     assert.deepEqual(ends, [[TURN, 'end_turn']]);
     assert.deepEqual(modes, ['plan'], 'a title change is not a mode change');

@@ -1,0 +1,172 @@
+/**
+ * The suite as a daemon: it listens on Unix sockets in a temp dir, starts the
+ * client under test with the conformance driver environment, and serves the
+ * first connection the client makes (directly, or through the stdio bridge).
+ */
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Connection, type JsonObject } from '../../harness/connection.js';
+import { makeTempDir, removeDir, spawnCommand, type Spawned } from '../../harness/process.js';
+import { Abort, type ScenarioBase } from '../scenario.js';
+
+export interface ClientTarget {
+  command: string;
+  /** How the client reaches the fake daemon: spawning ARBOR_DAEMON_COMMAND, or the endpoint socket. */
+  transport: 'stdio' | 'socket';
+}
+
+/** The answer the client's driver gives to approval requests, per scenario. */
+export type ApprovalPolicy = 'allow' | 'allowForSession' | 'deny' | 'wait';
+
+export interface ClientContext extends ScenarioBase {
+  target: ClientTarget;
+  protocolVersion: number;
+  sessionId: string;
+  policy: ApprovalPolicy;
+  /** Waits for the client to connect. */
+  accept(timeoutMs?: number): Promise<Connection>;
+  /** Plays initialize / initialized / session/attach; aborts the scenario if the client does not. */
+  handshake(conn: Connection): Promise<void>;
+  /** Sends a session event with the next seq (or the given one). */
+  emit(conn: Connection, method: string, params: JsonObject, seq?: number): number;
+  lastSeq: number;
+  sessionInfo(): JsonObject;
+  daemonCapabilities: JsonObject;
+}
+
+const BRIDGE = fileURLToPath(new URL('../../../bin/stdio-bridge.mjs', import.meta.url));
+
+/** The driver's approval policy for each scenario (documented in README). */
+const POLICIES: Record<string, ApprovalPolicy> = {
+  'client-approval': 'deny',
+  'client-approval-cancel': 'wait',
+  'client-unknown-outcome': 'wait',
+};
+
+export async function makeClientContext(
+  base: ScenarioBase,
+  target: ClientTarget,
+  protocolVersion: number,
+  scenarioId: string,
+): Promise<{ ctx: ClientContext; dispose: () => Promise<void> }> {
+  const dir = makeTempDir('arbor-conformance-client-');
+  const token = randomBytes(16).toString('hex');
+  const endpoint = path.join(dir, 'daemon.sock');
+  const bridgeSocket = path.join(dir, 'bridge.sock');
+  const sessionId = `conformance-${scenarioId}`;
+  const policy = POLICIES[scenarioId] ?? 'allow';
+  const connections: Connection[] = [];
+  const sockets: net.Socket[] = [];
+  let onConnection: ((conn: Connection) => void) | undefined;
+  const queued: Connection[] = [];
+
+  const serve = (via: string) => (socket: net.Socket) => {
+    sockets.push(socket);
+    socket.on('error', () => undefined);
+    const conn = new Connection({
+      label: `client(${via})`,
+      implRole: 'client',
+      input: socket,
+      output: socket,
+      stdio: false,
+      transcript: base.transcript,
+      recorder: base.recorder,
+      close: () => socket.destroy(),
+    });
+    connections.push(conn);
+    if (onConnection) onConnection(conn);
+    else queued.push(conn);
+  };
+  const servers = [net.createServer(serve('socket')), net.createServer(serve('stdio'))];
+  await Promise.all([
+    new Promise<void>((resolve) => servers[0]!.listen(endpoint, resolve)),
+    new Promise<void>((resolve) => servers[1]!.listen(bridgeSocket, resolve)),
+  ]);
+
+  const env = {
+    ARBOR_CONFORMANCE_SCENARIO: scenarioId,
+    ARBOR_CONFORMANCE_TRANSPORT: target.transport,
+    ARBOR_CONFORMANCE_ENDPOINT: endpoint,
+    ARBOR_CONFORMANCE_TOKEN: token,
+    ARBOR_CONFORMANCE_SESSION_ID: sessionId,
+    ARBOR_CONFORMANCE_APPROVAL: policy,
+    ARBOR_CONFORMANCE_PROTOCOL_VERSION: String(protocolVersion),
+    ARBOR_DAEMON_COMMAND: `"${process.execPath}" "${BRIDGE}" "${bridgeSocket}"`,
+  };
+  const client: Spawned = spawnCommand(target.command, { env, transcript: base.transcript, label: 'client-process' });
+
+  const daemonCapabilities: JsonObject = {
+    sessions: { persistence: false },
+    attach: { replay: true, replayRetention: 1000 },
+    permissionModes: ['plan', 'default', 'auto'],
+    maxMessageBytes: 8388608,
+  };
+  const created = new Date().toISOString();
+  const sessionInfo = (): JsonObject => ({
+    sessionId,
+    workspaceRoot: dir,
+    title: 'conformance',
+    permissionMode: 'default',
+    chatContext: { kind: 'thread' },
+    state: 'idle',
+    createdAt: created,
+    updatedAt: created,
+  });
+
+  const ctx: ClientContext = {
+    ...base,
+    target,
+    protocolVersion,
+    sessionId,
+    policy,
+    lastSeq: 0,
+    daemonCapabilities,
+    sessionInfo,
+    accept(timeoutMs = 5000) {
+      const ready = queued.shift();
+      if (ready) return Promise.resolve(ready);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Abort(`the client did not connect within ${timeoutMs} ms`)), timeoutMs);
+        onConnection = (conn) => {
+          clearTimeout(timer);
+          onConnection = undefined;
+          resolve(conn);
+        };
+        void client.exit.then((code) => reject(new Abort(`the client exited (code ${code}) without connecting`)));
+      });
+    },
+    async handshake(conn) {
+      conn.handle('initialize', () => ({
+        protocolVersion: ctx.protocolVersion,
+        serverInfo: { name: 'arbor-conformance-fake-daemon', version: '0.1.0' },
+        capabilities: daemonCapabilities,
+        clientId: `conformance-client`,
+      }));
+      conn.handle('session/attach', (params) => {
+        const p = params as JsonObject;
+        return { session: sessionInfo(), role: p.role ?? 'controller', lastSeq: ctx.lastSeq, replay: p.sinceSeq === undefined ? 'none' : 'events' };
+      });
+      const init = await conn.waitFor((m) => m.kind === 'notification' && (m.message as JsonObject).method === 'initialized', 5000);
+      if (!init) throw new Abort('the client did not complete initialize / initialized');
+      const attach = await conn.waitFor((m) => m.kind === 'request' && (m.message as JsonObject).method === 'session/attach', 5000);
+      if (!attach) throw new Abort(`the client did not attach to ${sessionId} (see the driver convention)`);
+      await new Promise((r) => setTimeout(r, 20)); // let the attach answer go out first
+    },
+    emit(conn, method, params, seq) {
+      const value = seq ?? ctx.lastSeq + 1;
+      ctx.lastSeq = Math.max(ctx.lastSeq, value);
+      conn.notify(method, { sessionId, seq: value, ...params });
+      return value;
+    },
+  };
+  const dispose = async (): Promise<void> => {
+    for (const conn of connections) conn.finish();
+    client.kill();
+    for (const s of sockets) s.destroy();
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    removeDir(dir);
+  };
+  return { ctx, dispose };
+}
