@@ -46,7 +46,7 @@ const benchScript: Script = {
       },
       { text: 'All parts done.' },
     ],
-    'bench part': [{ toolCalls: [{ name: 'work' }] }, { text: 'part done' }],
+    'bench part': [{ toolCalls: [{ name: 'work', arguments: {} }] }, { text: 'part done' }],
   },
 };
 

@@ -20,7 +20,10 @@ describe('routing and lifecycle (in memory)', () => {
   it('initialize answers version 1, capabilities and a clientId', async () => {
     const daemon = inMemoryDaemon();
     const client = await daemon.connect({ initialize: false });
-    const result = await client.request(Methods.Initialize, { protocolVersion: 7, clientInfo: { name: 't' } });
+    const result = await client.request(Methods.Initialize, {
+      protocolVersion: 7,
+      clientInfo: { name: 't' },
+    });
     assertValid(Methods.Initialize.result, result, 'initialize result');
     assert.equal(result.protocolVersion, 1);
     assert.equal(result.capabilities.maxMessageBytes, 8 * 1024 * 1024);
@@ -50,9 +53,15 @@ describe('routing and lifecycle (in memory)', () => {
 
   it('unknown methods get -32601, and _arbor/testing is unknown unless testing is on', async () => {
     const client = await inMemoryDaemon().connect();
-    assert.equal((await rpcError(client.rpc.sendRequest('no/such', {}))).code, ErrorCodes.MethodNotFound);
+    assert.equal(
+      (await rpcError(client.rpc.sendRequest('no/such', {}))).code,
+      ErrorCodes.MethodNotFound,
+    );
     const script = { version: 1, conversations: {} };
-    assert.equal((await rpcError(client.request(Methods.SetScript, { script }))).code, ErrorCodes.MethodNotFound);
+    assert.equal(
+      (await rpcError(client.request(Methods.SetScript, { script }))).code,
+      ErrorCodes.MethodNotFound,
+    );
 
     const testing = await inMemoryDaemon({ testing: true }).connect();
     assert.deepEqual(await testing.request(Methods.SetScript, { script }), {});
@@ -60,7 +69,9 @@ describe('routing and lifecycle (in memory)', () => {
 
   it('invalid params get -32602 naming the field', async () => {
     const client = await inMemoryDaemon().connect();
-    const error = await rpcError(client.request(Methods.SessionSetPermissionMode, { sessionId: 's', mode: 'yolo' }));
+    const error = await rpcError(
+      client.request(Methods.SessionSetPermissionMode, { sessionId: 's', mode: 'yolo' }),
+    );
     assert.equal(error.code, ErrorCodes.InvalidParams);
     assert.match(error.message, /session\/setPermissionMode/);
     assert.match(error.message, /mode/);
@@ -90,7 +101,11 @@ describe('routing and lifecycle (in memory)', () => {
 
   it('session/new checks the workspace root (-33009)', async () => {
     const client = await inMemoryDaemon().connect();
-    for (const workspaceRoot of ['relative/dir', '/definitely/not/here', new URL(import.meta.url).pathname]) {
+    for (const workspaceRoot of [
+      'relative/dir',
+      '/definitely/not/here',
+      new URL(import.meta.url).pathname,
+    ]) {
       const error = await rpcError(client.request(Methods.SessionNew, { workspaceRoot }));
       assert.equal(error.code, ErrorCodes.InvalidWorkspaceRoot, workspaceRoot);
     }

@@ -21,7 +21,9 @@ async function code(promise: Promise<unknown>): Promise<number> {
 }
 
 function seqs(client: TestClient): number[] {
-  return client.events.filter((e) => e.params['sessionId'] !== undefined).map((e) => e.params['seq'] as number);
+  return client.events
+    .filter((e) => e.params['sessionId'] !== undefined)
+    .map((e) => e.params['seq'] as number);
 }
 
 function assertAllValid(client: TestClient): void {
@@ -39,14 +41,26 @@ describe('sessions (in memory)', () => {
     }
     const page1 = await client.request(Methods.SessionList, { limit: 2 });
     assertValid(Methods.SessionList.result, page1);
-    assert.deepEqual(page1.sessions.map((s: { sessionId: string }) => s.sessionId), [ids[4], ids[3]]);
+    assert.deepEqual(
+      page1.sessions.map((s: { sessionId: string }) => s.sessionId),
+      [ids[4], ids[3]],
+    );
     const page2 = await client.request(Methods.SessionList, { limit: 2, cursor: page1.nextCursor });
-    assert.deepEqual(page2.sessions.map((s: { sessionId: string }) => s.sessionId), [ids[2], ids[1]]);
+    assert.deepEqual(
+      page2.sessions.map((s: { sessionId: string }) => s.sessionId),
+      [ids[2], ids[1]],
+    );
     const page3 = await client.request(Methods.SessionList, { limit: 2, cursor: page2.nextCursor });
-    assert.deepEqual(page3.sessions.map((s: { sessionId: string }) => s.sessionId), [ids[0]]);
+    assert.deepEqual(
+      page3.sessions.map((s: { sessionId: string }) => s.sessionId),
+      [ids[0]],
+    );
     assert.equal(page3.nextCursor, undefined);
     const onlyA = await client.request(Methods.SessionList, { workspaceRoot: a });
-    assert.deepEqual(onlyA.sessions.map((s: { sessionId: string }) => s.sessionId), [ids[3], ids[2], ids[0]]);
+    assert.deepEqual(
+      onlyA.sessions.map((s: { sessionId: string }) => s.sessionId),
+      [ids[3], ids[2], ids[0]],
+    );
   });
 
   it('two clients on one session get identical events with seq 1, 2, 3... and no gaps', async () => {
@@ -57,7 +71,10 @@ describe('sessions (in memory)', () => {
     const attach = await two.request(Methods.SessionAttach, { sessionId, role: 'controller' });
     assertValid(Methods.SessionAttach.result, attach);
     for (const mode of ['plan', 'auto', 'default', 'plan'] as const) {
-      const changed = await (mode === 'auto' ? two : one).request(Methods.SessionSetPermissionMode, { sessionId, mode });
+      const changed = await (mode === 'auto' ? two : one).request(
+        Methods.SessionSetPermissionMode,
+        { sessionId, mode },
+      );
       assert.deepEqual(changed, { mode });
     }
     await until(() => one.events.length === 4 && two.events.length === 4);
@@ -78,13 +95,21 @@ describe('sessions (in memory)', () => {
       await owner.request(Methods.SessionSetPermissionMode, { sessionId, mode });
     }
     const late = await daemon.connect();
-    const attached = await late.request(Methods.SessionAttach, { sessionId, role: 'observer', sinceSeq: 1 });
+    const attached = await late.request(Methods.SessionAttach, {
+      sessionId,
+      role: 'observer',
+      sinceSeq: 1,
+    });
     assert.equal(attached.replay, 'events');
     assert.equal(attached.lastSeq, 3);
     await owner.request(Methods.SessionSetPermissionMode, { sessionId, mode: 'auto' });
     await until(() => late.events.length === 3);
     assert.deepEqual(seqs(late), [2, 3, 4]);
-    assert.deepEqual(late.events.slice(0, 2), owner.events.slice(1, 3), 'replayed with their original seq');
+    assert.deepEqual(
+      late.events.slice(0, 2),
+      owner.events.slice(1, 3),
+      'replayed with their original seq',
+    );
   });
 
   it('attach beyond the retained events answers replay snapshot', async () => {
@@ -99,7 +124,9 @@ describe('sessions (in memory)', () => {
     assertValid(Methods.SessionAttach.result, attached);
     assert.equal(attached.replay, 'snapshot');
     assert.deepEqual(attached.snapshot.pendingApprovals, []);
-    const within = await (await daemon.connect()).request(Methods.SessionAttach, { sessionId, sinceSeq: 2 });
+    const within = await (
+      await daemon.connect()
+    ).request(Methods.SessionAttach, { sessionId, sinceSeq: 2 });
     assert.equal(within.replay, 'events');
   });
 
@@ -109,8 +136,14 @@ describe('sessions (in memory)', () => {
     const watcher = await daemon.connect();
     const { sessionId } = await owner.request(Methods.SessionNew, { workspaceRoot: root() });
     await watcher.request(Methods.SessionAttach, { sessionId, role: 'observer' });
-    assert.equal(await code(watcher.request(Methods.ChatSend, { sessionId, text: 'hi' })), ErrorCodes.NotController);
-    assert.equal(await code(watcher.request(Methods.ChatCancel, { sessionId })), ErrorCodes.NotController);
+    assert.equal(
+      await code(watcher.request(Methods.ChatSend, { sessionId, text: 'hi' })),
+      ErrorCodes.NotController,
+    );
+    assert.equal(
+      await code(watcher.request(Methods.ChatCancel, { sessionId })),
+      ErrorCodes.NotController,
+    );
     assert.equal(
       await code(watcher.request(Methods.SessionSetPermissionMode, { sessionId, mode: 'auto' })),
       ErrorCodes.NotController,
@@ -118,9 +151,18 @@ describe('sessions (in memory)', () => {
     await owner.request(Methods.SessionSetPermissionMode, { sessionId, mode: 'auto' });
     await until(() => watcher.events.length === 1);
     const stranger = await daemon.connect();
-    assert.equal(await code(stranger.request(Methods.ChatSend, { sessionId, text: 'hi' })), ErrorCodes.NotAttached);
-    assert.equal(await code(stranger.request(Methods.SessionDetach, { sessionId })), ErrorCodes.NotAttached);
-    assert.equal(await code(stranger.request(Methods.SessionLoad, { sessionId: 'nope' })), ErrorCodes.SessionNotFound);
+    assert.equal(
+      await code(stranger.request(Methods.ChatSend, { sessionId, text: 'hi' })),
+      ErrorCodes.NotAttached,
+    );
+    assert.equal(
+      await code(stranger.request(Methods.SessionDetach, { sessionId })),
+      ErrorCodes.NotAttached,
+    );
+    assert.equal(
+      await code(stranger.request(Methods.SessionLoad, { sessionId: 'nope' })),
+      ErrorCodes.SessionNotFound,
+    );
   });
 
   it('a turn: {turnId} at once, running, agent events, idle with usage; load shows it', async () => {
@@ -128,21 +170,30 @@ describe('sessions (in memory)', () => {
     const daemon = inMemoryDaemon({ runner });
     const client = await daemon.connect();
     const workspaceRoot = root();
-    const { sessionId } = await client.request(Methods.SessionNew, { workspaceRoot, permissionMode: 'plan' });
+    const { sessionId } = await client.request(Methods.SessionNew, {
+      workspaceRoot,
+      permissionMode: 'plan',
+    });
     const { turnId } = await client.request(Methods.ChatSend, { sessionId, text: 'hello' });
     await until(() => runner.requests.length === 1);
     const request = runner.current;
     assert.equal(request.turnId, turnId);
     assert.equal(request.workspaceRoot, workspaceRoot);
     assert.equal(request.permissionMode(), 'plan');
-    assert.equal(await code(client.request(Methods.ChatSend, { sessionId, text: 'again' })), ErrorCodes.TurnInProgress);
+    assert.equal(
+      await code(client.request(Methods.ChatSend, { sessionId, text: 'again' })),
+      ErrorCodes.TurnInProgress,
+    );
     await client.request(Methods.SessionSetPermissionMode, { sessionId, mode: 'auto' });
     assert.equal(request.permissionMode(), 'auto', 'the runner reads the mode at call time');
     request.events.emit(Methods.ChatChunk, { turnId, nodeId: `${turnId}-root`, text: 'Hel' });
     runner.finish('Hello!');
     await until(() => client.eventsOf(Methods.SessionState).length === 2);
     const states = client.eventsOf(Methods.SessionState);
-    assert.deepEqual(states.map((s) => s['state']), ['running', 'idle']);
+    assert.deepEqual(
+      states.map((s) => s['state']),
+      ['running', 'idle'],
+    );
     assert.equal(states[1]!['stopReason'], 'end_turn');
     assert.deepEqual(states[1]!['usage'], { inputTokens: 3, outputTokens: 5 });
     assert.deepEqual(seqs(client), [1, 2, 3, 4]);
@@ -150,10 +201,13 @@ describe('sessions (in memory)', () => {
 
     const loaded = await client.request(Methods.SessionLoad, { sessionId });
     assertValid(Methods.SessionLoad.result, loaded);
-    assert.deepEqual(loaded.messages.map((m: { role: string; content: string }) => [m.role, m.content]), [
-      ['user', 'hello'],
-      ['assistant', 'Hello!'],
-    ]);
+    assert.deepEqual(
+      loaded.messages.map((m: { role: string; content: string }) => [m.role, m.content]),
+      [
+        ['user', 'hello'],
+        ['assistant', 'Hello!'],
+      ],
+    );
     assert.equal(loaded.messages[1].tree.nodes.length, 1);
 
     await client.request(Methods.ChatSend, { sessionId, text: 'next' });
@@ -170,8 +224,12 @@ describe('sessions (in memory)', () => {
     const { sessionId } = await client.request(Methods.SessionNew, { workspaceRoot: root() });
     const { turnId } = await client.request(Methods.ChatSend, { sessionId, text: 'long job' });
     await until(() => runner.requests.length === 1);
-    assert.deepEqual(await client.request(Methods.ChatCancel, { sessionId, turnId: 'other' }), { cancelled: false });
-    assert.deepEqual(await client.request(Methods.ChatCancel, { sessionId, turnId }), { cancelled: true });
+    assert.deepEqual(await client.request(Methods.ChatCancel, { sessionId, turnId: 'other' }), {
+      cancelled: false,
+    });
+    assert.deepEqual(await client.request(Methods.ChatCancel, { sessionId, turnId }), {
+      cancelled: true,
+    });
     await until(() => client.eventsOf(Methods.SessionState).length === 2);
     assert.equal(client.eventsOf(Methods.SessionState)[1]!['stopReason'], 'cancelled');
     assert.deepEqual(await client.request(Methods.ChatCancel, { sessionId }), { cancelled: false });
@@ -219,7 +277,10 @@ describe('sessions (in memory)', () => {
     const signal = runner.current.signal;
     assert.deepEqual(await client.request(Methods.SessionDelete, { sessionId }), {});
     assert.equal(signal.aborted, true);
-    assert.equal(await code(client.request(Methods.SessionLoad, { sessionId })), ErrorCodes.SessionNotFound);
+    assert.equal(
+      await code(client.request(Methods.SessionLoad, { sessionId })),
+      ErrorCodes.SessionNotFound,
+    );
   });
 
   it('setScript stores a script per session and as the default for new sessions', async () => {

@@ -23,7 +23,9 @@ describe('stdio daemon (process)', function () {
 
   async function started(extra: string[] = []): Promise<DaemonProcess> {
     daemon = spawnStdioDaemon(['--data-dir', tmp(), ...extra]);
-    const init = await daemon.client.result(Methods.Initialize.method, { clientInfo: { name: 'wire-test' } });
+    const init = await daemon.client.result(Methods.Initialize.method, {
+      clientInfo: { name: 'wire-test' },
+    });
     assertValid(Methods.Initialize.result, init);
     daemon.client.notify(Methods.Initialized.method, {});
     return daemon;
@@ -73,7 +75,10 @@ describe('stdio daemon (process)', function () {
     client.send({ jsonrpc: '2.0', id: 42 });
     const missingMethod = await client.response(42);
     assert.equal((missingMethod['error'] as { code: number }).code, ErrorCodes.InvalidRequest);
-    const nulls = await waitForCount(() => client.received.messages.filter((m) => m['id'] === null).length, 1);
+    const nulls = await waitForCount(
+      () => client.received.messages.filter((m) => m['id'] === null).length,
+      1,
+    );
     assert.ok(nulls >= 1, 'an object id is answered with id null');
     client.write(frame('"just a string"'));
     assert.ok(await client.result(Methods.SessionList.method, {}));
@@ -90,7 +95,10 @@ describe('stdio daemon (process)', function () {
     const error = await client.response(null);
     assert.equal((error['error'] as { code: number }).code, ErrorCodes.InvalidRequest);
     await client.result(Methods.SessionList.method, {});
-    assert.equal(client.received.messages.filter((m) => m['id'] === 100 || m['id'] === 101).length, 0);
+    assert.equal(
+      client.received.messages.filter((m) => m['id'] === 100 || m['id'] === 101).length,
+      0,
+    );
   });
 
   it('an oversized frame -> -33003 with id null, its body discarded, the next request works', async () => {
@@ -119,7 +127,12 @@ describe('stdio daemon (process)', function () {
 
   it('frames split 1 byte at a time, and two frames in one write, are read correctly', async () => {
     const { client } = await started();
-    const one = frame({ jsonrpc: '2.0', id: 'split', method: Methods.SessionList.method, params: {} });
+    const one = frame({
+      jsonrpc: '2.0',
+      id: 'split',
+      method: Methods.SessionList.method,
+      params: {},
+    });
     for (const byte of one) {
       client.write(Buffer.from([byte]));
     }
@@ -127,7 +140,12 @@ describe('stdio daemon (process)', function () {
     client.write(
       Buffer.concat([
         frame({ jsonrpc: '2.0', id: 'a', method: Methods.SessionList.method, params: {} }),
-        frame({ jsonrpc: '2.0', id: 'b', method: Methods.SessionList.method, params: { limit: 1 } }),
+        frame({
+          jsonrpc: '2.0',
+          id: 'b',
+          method: Methods.SessionList.method,
+          params: { limit: 1 },
+        }),
       ]),
     );
     assert.ok((await client.response('a'))['result']);
@@ -177,7 +195,9 @@ describe('stdio daemon (process)', function () {
     const { client } = await started();
     const { sessionId } = await client.result(Methods.SessionNew.method, { workspaceRoot: tmp() });
     await client.result(Methods.SessionSetPermissionMode.method, { sessionId, mode: 'auto' });
-    const update = await client.received.waitFor((m) => m['method'] === Methods.SessionUpdate.method);
+    const update = await client.received.waitFor(
+      (m) => m['method'] === Methods.SessionUpdate.method,
+    );
     assertValidNotification(Methods.SessionUpdate.method, update['params']);
     assert.equal((update['params'] as { seq: number }).seq, 1);
   });

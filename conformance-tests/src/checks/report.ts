@@ -77,7 +77,7 @@ export function formatPretty(report: Report): string {
   const lines = [`arbor-conformance ${report.role} — ${report.target} (protocol ${report.protocolVersion})`, ''];
   for (const c of report.checks) {
     const mark = c.status === 'FAIL' && c.expectedFailure ? 'XFAIL' : c.status;
-    lines.push(`${mark.padEnd(7)} ${c.tier.padEnd(10)} ${c.id}  ${c.spec}`);
+    lines.push(`${mark.padEnd(7)} ${c.tier.padEnd(10)} ${c.id.padEnd(46)} ${c.spec}`);
     if (c.status !== 'PASS') for (const m of c.messages) lines.push(`        ${m}`);
   }
   const { PASS, FAIL, SKIPPED } = report.summary;

@@ -26,7 +26,10 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
 }
 
 /** Iterates an async iterable, stopping (and closing it) as soon as the signal aborts. */
-export async function* abortable<T>(iterable: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+export async function* abortable<T>(
+  iterable: AsyncIterable<T>,
+  signal: AbortSignal,
+): AsyncGenerator<T> {
   const iterator = iterable[Symbol.asyncIterator]();
   try {
     for (;;) {

@@ -30,7 +30,9 @@ export function preview(value: unknown): string {
       text = String(value);
     }
   }
-  return text.length <= PREVIEW_MAX_CHARS ? text : text.slice(0, PREVIEW_MAX_CHARS - ELLIPSIS.length) + ELLIPSIS;
+  return text.length <= PREVIEW_MAX_CHARS
+    ? text
+    : text.slice(0, PREVIEW_MAX_CHARS - ELLIPSIS.length) + ELLIPSIS;
 }
 
 export interface NewNode {
@@ -63,7 +65,14 @@ export class ExecutionTree {
     private readonly now: () => number = Date.now,
   ) {
     this.rootId = turnId;
-    this.insert({ id: turnId, parentId: null, kind: 'turn', name: 'turn', status: 'running', depth: 0 });
+    this.insert({
+      id: turnId,
+      parentId: null,
+      kind: 'turn',
+      name: 'turn',
+      status: 'running',
+      depth: 0,
+    });
     this.markStarted(turnId);
     this.emit(turnId);
   }
@@ -73,7 +82,8 @@ export class ExecutionTree {
   }
 
   add(node: NewNode): string {
-    if (!this.nodes.has(node.parentId)) throw new Error(`tree node ${node.parentId} does not exist`);
+    if (!this.nodes.has(node.parentId))
+      throw new Error(`tree node ${node.parentId} does not exist`);
     const id = `n${this.nextId++}`;
     this.insert({
       id,
@@ -118,15 +128,26 @@ export class ExecutionTree {
 
   /** Usage (and cost, null = unknown) spent inside a node, rolled up to every ancestor. */
   addUsage(id: string, usage: Usage, cost: number | null): void {
-    for (let node = this.nodes.get(id); node; node = node.parentId === null ? undefined : this.nodes.get(node.parentId)) {
+    for (
+      let node = this.nodes.get(id);
+      node;
+      node = node.parentId === null ? undefined : this.nodes.get(node.parentId)
+    ) {
       node.usage = addUsage(node.usage, usage);
-      node.cost = node.cost === undefined ? cost : node.cost === null || cost === null ? null : node.cost + cost;
+      node.cost =
+        node.cost === undefined
+          ? cost
+          : node.cost === null || cost === null
+            ? null
+            : node.cost + cost;
     }
   }
 
   /** Ends every node still live (pending, running, awaiting approval) except the turn node. */
   closeOpen(status: NodeStatus): void {
-    const open = [...this.nodes.values()].filter((node) => !isFinal(node.status) && node.id !== this.rootId);
+    const open = [...this.nodes.values()].filter(
+      (node) => !isFinal(node.status) && node.id !== this.rootId,
+    );
     for (const node of open) this.finish(node.id, { status });
   }
 

@@ -52,4 +52,10 @@ export function createTurnRunner(options: AgentOptions): TurnRunner {
 export { DEFAULT_BUDGET_LIMITS, BudgetLimits, BudgetOverrides } from './budgetLimits.js';
 export { CHUNK_COALESCE_MS } from './turnEvents.js';
 export type { ToolGate, GateDecision, GateRequest } from './toolGate.js';
-export type { TurnRunner, TurnRequest, TurnResult, SessionEventSink, HistoryMessage } from './turnRunner.js';
+export type {
+  TurnRunner,
+  TurnRequest,
+  TurnResult,
+  SessionEventSink,
+  HistoryMessage,
+} from './turnRunner.js';

@@ -75,11 +75,16 @@ interface PlannedCall {
 }
 
 /** Rough token estimate (4 characters per token) for the history budget. */
-function estimateTokens(system: string, messages: readonly ProviderMessage[], tools: readonly ToolDefinition[]): number {
+function estimateTokens(
+  system: string,
+  messages: readonly ProviderMessage[],
+  tools: readonly ToolDefinition[],
+): number {
   let chars = system.length + JSON.stringify(tools).length;
   for (const message of messages) {
     chars += message.content.length + 8;
-    if (message.role === 'assistant' && message.toolCalls) chars += JSON.stringify(message.toolCalls).length;
+    if (message.role === 'assistant' && message.toolCalls)
+      chars += JSON.stringify(message.toolCalls).length;
   }
   return Math.ceil(chars / 4);
 }
@@ -116,14 +121,21 @@ export class AgentLoop {
       const reply = await this.callModel(offered);
       const offeredNames = new Set(offered.map((tool) => tool.name));
       const calls = offered.length > 0 ? reply.toolCalls : [];
-      this.messages.push({ role: 'assistant', content: reply.text, ...(calls.length > 0 ? { toolCalls: calls } : {}) });
+      this.messages.push({
+        role: 'assistant',
+        content: reply.text,
+        ...(calls.length > 0 ? { toolCalls: calls } : {}),
+      });
 
       if (calls.length === 0) {
         if (this.params.structured === undefined) {
           const cutShort = lastCall && this.offeredTools(false).length > 0;
           return { kind: cutShort ? 'max_iterations' : 'answer', text: this.text };
         }
-        if (lastCall) return this.schemaNotSatisfied(`${FINISH_SUBTASK} was not called within ${maxIterations} iterations`);
+        if (lastCall)
+          return this.schemaNotSatisfied(
+            `${FINISH_SUBTASK} was not called within ${maxIterations} iterations`,
+          );
         this.messages.push({
           role: 'user',
           content: `${LOOP_REMINDER_MARK}This subtask must end by calling ${FINISH_SUBTASK} with a result matching its schema.`,
@@ -134,19 +146,30 @@ export class AgentLoop {
       // Without parallel tool calls the model gets one tool per turn; extra calls are refused, not run.
       const runnable = provider.capabilities.parallelToolCalls ? calls : calls.slice(0, 1);
       const results = await this.runToolCalls(runnable, lastCall ? offeredNames : undefined);
-      for (const call of calls) {
-        const result = results.get(call.id) ?? {
-          content: 'Not run: this model takes one tool call per turn. Call it again in your next turn.',
+      for (const [index, call] of calls.entries()) {
+        const result = results[index] ?? {
+          content:
+            'Not run: this model takes one tool call per turn. Call it again in your next turn.',
           isError: true,
         };
-        this.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content, isError: result.isError });
+        this.messages.push({
+          role: 'tool',
+          toolCallId: call.id,
+          name: call.name,
+          content: result.content,
+          isError: result.isError,
+        });
       }
       if (this.finished) return { kind: 'structured', value: this.finished.value };
       if (this.schemaFailures > MAX_SCHEMA_RETRIES) {
-        return this.schemaNotSatisfied(`the result did not match the output schema after ${MAX_SCHEMA_RETRIES} retries`);
+        return this.schemaNotSatisfied(
+          `the result did not match the output schema after ${MAX_SCHEMA_RETRIES} retries`,
+        );
       }
       if (lastCall && this.params.structured) {
-        return this.schemaNotSatisfied(`${FINISH_SUBTASK} was not called within ${maxIterations} iterations`);
+        return this.schemaNotSatisfied(
+          `${FINISH_SUBTASK} was not called within ${maxIterations} iterations`,
+        );
       }
     }
     // Not reached: the last iteration always returns.
@@ -161,7 +184,9 @@ export class AgentLoop {
   private offeredTools(lastCall: boolean): ToolDefinition[] {
     const { provider, budget } = this.ctx;
     if (!provider.capabilities.tools) return [];
-    const finish = this.params.structured ? [finishSubtaskDefinition(this.params.structured.schema)] : [];
+    const finish = this.params.structured
+      ? [finishSubtaskDefinition(this.params.structured.schema)]
+      : [];
     if (lastCall) return finish;
     const atDepthLimit = this.params.depth >= budget.limits.maxDepth;
     const tools = this.params.belt.tools
@@ -184,7 +209,9 @@ export class AgentLoop {
       model,
       system,
       messages: [...this.messages],
-      ...(tools.length > 0 ? { tools, parallelToolCalls: provider.capabilities.parallelToolCalls } : {}),
+      ...(tools.length > 0
+        ? { tools, parallelToolCalls: provider.capabilities.parallelToolCalls }
+        : {}),
     };
     try {
       for await (const event of abortable(provider.stream(request, signal), signal)) {
@@ -236,10 +263,14 @@ export class AgentLoop {
    * `pending` in emitted order) and a result. `onlyNames`: on the tool-less
    * last call of a structured subtask, anything but finish_subtask is refused.
    */
-  private async runToolCalls(calls: readonly ProviderToolCall[], onlyNames?: ReadonlySet<string>): Promise<Map<string, ToolResult>> {
+  private async runToolCalls(
+    calls: readonly ProviderToolCall[],
+    onlyNames?: ReadonlySet<string>,
+  ): Promise<ToolResult[]> {
     const { tree, budget, signal } = this.ctx;
     const planned: PlannedCall[] = calls.map((call) => {
-      const isSubtask = call.name === RUN_SUBTASK && this.params.belt.get(RUN_SUBTASK) !== undefined;
+      const isSubtask =
+        call.name === RUN_SUBTASK && this.params.belt.get(RUN_SUBTASK) !== undefined;
       const tool = this.params.belt.get(call.name);
       const title = isSubtask ? (call.arguments as { title?: unknown } | null)?.title : undefined;
       const nodeId = tree.add({
@@ -253,21 +284,32 @@ export class AgentLoop {
       return { call, nodeId, parallelSafe: tool?.parallelSafe ?? true, lock: tool?.lock };
     });
 
-    await scheduleCalls(planned, { maxParallel: budget.limits.maxParallel, signal }, async (item) => {
-      item.result = await this.runOneCall(item, onlyNames);
-    });
-    return new Map(planned.map((item) => [item.call.id, item.result ?? { content: 'No result.', isError: true }]));
+    await scheduleCalls(
+      planned,
+      { maxParallel: budget.limits.maxParallel, signal },
+      async (item) => {
+        item.result = await this.runOneCall(item, onlyNames);
+      },
+    );
+    // By position: ids come from the model and are not trusted to be unique.
+    return planned.map((item) => item.result ?? { content: 'No result.', isError: true });
   }
 
   /** Runs one call to its result. Only a turn stop (cancel, budget) escapes as an exception. */
-  private async runOneCall(item: PlannedCall, onlyNames?: ReadonlySet<string>): Promise<ToolResult> {
+  private async runOneCall(
+    item: PlannedCall,
+    onlyNames?: ReadonlySet<string>,
+  ): Promise<ToolResult> {
     const { tree, signal } = this.ctx;
     const { call, nodeId } = item;
     try {
       let outcome: ToolResult & { status?: 'denied' | 'blocked' };
       if (onlyNames && !onlyNames.has(call.name)) {
         tree.start(nodeId);
-        outcome = { content: `Not run: only ${[...onlyNames].join(', ')} may be called now.`, isError: true };
+        outcome = {
+          content: `Not run: only ${[...onlyNames].join(', ')} may be called now.`,
+          isError: true,
+        };
       } else if (call.name === FINISH_SUBTASK && this.params.structured) {
         tree.start(nodeId);
         outcome = this.finishSubtask(call.arguments, this.params.structured);
@@ -276,8 +318,15 @@ export class AgentLoop {
       } else {
         outcome = await this.runTool(call, nodeId);
       }
-      const result = { content: truncateResult(outcome.content, this.ctx.budget.limits.maxToolResultBytes), isError: outcome.isError };
-      tree.finish(nodeId, { status: outcome.status ?? (result.isError ? 'error' : 'done'), result: result.content, isError: result.isError });
+      const result = {
+        content: truncateResult(outcome.content, this.ctx.budget.limits.maxToolResultBytes),
+        isError: outcome.isError,
+      };
+      tree.finish(nodeId, {
+        status: outcome.status ?? (result.isError ? 'error' : 'done'),
+        result: result.content,
+        isError: result.isError,
+      });
       return result;
     } catch (error) {
       if (error instanceof BudgetExceededError && error.exceedance.nodeId === nodeId) {
@@ -293,17 +342,26 @@ export class AgentLoop {
     }
   }
 
-  private async runTool(call: ProviderToolCall, nodeId: string): Promise<ToolResult & { status?: 'denied' | 'blocked' }> {
+  private async runTool(
+    call: ProviderToolCall,
+    nodeId: string,
+  ): Promise<ToolResult & { status?: 'denied' | 'blocked' }> {
     const { budget, tree, signal, gate, memory, request } = this.ctx;
     budget.beforeToolCall(nodeId);
     tree.start(nodeId);
     const tool = this.params.belt.get(call.name);
     if (tool === undefined) {
-      return { content: `Unknown tool "${call.name}". Available tools: ${this.params.belt.names.join(', ') || 'none'}.`, isError: true };
+      return {
+        content: `Unknown tool "${call.name}". Available tools: ${this.params.belt.names.join(', ') || 'none'}.`,
+        isError: true,
+      };
     }
     const parsed = tool.input.safeParse(call.arguments);
     if (!parsed.success) {
-      return { content: `Invalid arguments for ${tool.name}:\n${z.prettifyError(parsed.error)}`, isError: true };
+      return {
+        content: `Invalid arguments for ${tool.name}:\n${z.prettifyError(parsed.error)}`,
+        isError: true,
+      };
     }
 
     const decision = await raceAbort(
@@ -359,7 +417,9 @@ export class AgentLoop {
     return {
       content:
         `The result does not match the output schema:\n- ${this.lastSchemaErrors.join('\n- ')}\n` +
-        (left > 0 ? `Correct it and call ${FINISH_SUBTASK} again (${left} ${left === 1 ? 'retry' : 'retries'} left).` : 'No retries left.'),
+        (left > 0
+          ? `Correct it and call ${FINISH_SUBTASK} again (${left} ${left === 1 ? 'retry' : 'retries'} left).`
+          : 'No retries left.'),
       isError: true,
     };
   }
@@ -370,7 +430,10 @@ export class AgentLoop {
     const parsed = RunSubtaskArgs.safeParse(call.arguments);
     tree.start(nodeId);
     if (!parsed.success) {
-      return { content: `Invalid arguments for ${RUN_SUBTASK}:\n${z.prettifyError(parsed.error)}`, isError: true };
+      return {
+        content: `Invalid arguments for ${RUN_SUBTASK}:\n${z.prettifyError(parsed.error)}`,
+        isError: true,
+      };
     }
     const args = parsed.data;
     if (!budget.beforeSubtaskSpawn(nodeId, this.params.depth)) {
@@ -382,9 +445,15 @@ export class AgentLoop {
 
     let belt = this.params.belt;
     if (args.tools !== undefined) {
-      const subset = belt.subset(args.tools, MEMORY_TOOLS.map((tool) => tool.name));
+      const subset = belt.subset(
+        args.tools,
+        MEMORY_TOOLS.map((tool) => tool.name),
+      );
       if ('unknown' in subset) {
-        return { content: `Unknown tools for the subtask: ${subset.unknown.join(', ')}. Available: ${belt.names.join(', ')}.`, isError: true };
+        return {
+          content: `Unknown tools for the subtask: ${subset.unknown.join(', ')}. Available: ${belt.names.join(', ')}.`,
+          isError: true,
+        };
       }
       belt = subset.belt;
     }
@@ -431,7 +500,11 @@ export class AgentLoop {
           };
           break;
         case 'schema_not_satisfied':
-          stored = { error: 'schema_not_satisfied', message: outcome.message, errors: outcome.errors };
+          stored = {
+            error: 'schema_not_satisfied',
+            message: outcome.message,
+            errors: outcome.errors,
+          };
           result = { content: JSON.stringify(stored), isError: true };
           break;
       }

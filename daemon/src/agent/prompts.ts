@@ -19,18 +19,27 @@ export function rootSystemPrompt(options: { canSpawn: boolean; hasTools: boolean
       'Siblings spawned in the same turn cannot see each other’s results. If one subtask depends on another, run them in separate turns: wait for the first result, then spawn the next.',
     );
   }
-  lines.push(MEMORY_LINE, 'When you are done, answer the user in plain text without calling tools.');
+  lines.push(
+    MEMORY_LINE,
+    'When you are done, answer the user in plain text without calling tools.',
+  );
   return lines.join('\n');
 }
 
-export function subtaskSystemPrompt(options: { title: string; canSpawn: boolean; structured: boolean }): string {
+export function subtaskSystemPrompt(options: {
+  title: string;
+  canSpawn: boolean;
+  structured: boolean;
+}): string {
   const lines = [
     `You are a subtask of a larger agent turn: "${options.title}".`,
     'Your instructions are in the user message; nothing else of the conversation is visible to you. Do the work with the tools you have.',
     MEMORY_LINE,
   ];
   if (options.canSpawn) {
-    lines.push(`You may decompose further with ${RUN_SUBTASK}; sibling subtasks run concurrently and cannot see each other’s results.`);
+    lines.push(
+      `You may decompose further with ${RUN_SUBTASK}; sibling subtasks run concurrently and cannot see each other’s results.`,
+    );
   }
   lines.push(
     options.structured

@@ -16,12 +16,17 @@ export const MAX_SCHEMA_RETRIES = 3;
 
 export const RunSubtaskArgs = z.object({
   title: z.string().min(1).max(500).describe('Short label shown to the user'),
-  instructions: z.string().min(1).describe('Everything the subtask needs to know; it sees nothing else'),
+  instructions: z
+    .string()
+    .min(1)
+    .describe('Everything the subtask needs to know; it sees nothing else'),
   tools: z.array(z.string()).optional().describe('Restrict the subtask to these of your tools'),
   output_schema: z
     .record(z.string(), z.unknown())
     .optional()
-    .describe('JSON Schema of a structured result; the subtask must return it through finish_subtask'),
+    .describe(
+      'JSON Schema of a structured result; the subtask must return it through finish_subtask',
+    ),
 });
 export type RunSubtaskArgs = z.infer<typeof RunSubtaskArgs>;
 
@@ -55,5 +60,7 @@ export function compileOutputSchema(schema: Record<string, unknown>): ValidateFu
 }
 
 export function describeErrors(validate: ValidateFunction): string[] {
-  return (validate.errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`);
+  return (validate.errors ?? []).map(
+    (error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`,
+  );
 }

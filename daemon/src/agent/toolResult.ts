@@ -21,6 +21,9 @@ export function truncateResult(content: string, limitBytes: number): string {
   if (bytes <= limitBytes) return content;
   const marker = truncationMarker(bytes, limitBytes);
   const room = Math.max(0, limitBytes - Buffer.byteLength(marker, 'utf8'));
-  const kept = Buffer.from(content, 'utf8').subarray(0, room).toString('utf8').replace(/\uFFFD+$/, '');
+  const kept = Buffer.from(content, 'utf8')
+    .subarray(0, room)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
   return kept + marker;
 }

@@ -19,7 +19,9 @@ export interface BudgetExceedance {
 
 export class BudgetExceededError extends Error {
   constructor(readonly exceedance: BudgetExceedance) {
-    super(`budget exceeded: ${exceedance.kind} (limit ${exceedance.limit}, observed ${exceedance.observed})`);
+    super(
+      `budget exceeded: ${exceedance.kind} (limit ${exceedance.limit}, observed ${exceedance.observed})`,
+    );
     this.name = 'BudgetExceededError';
   }
 }
@@ -87,7 +89,12 @@ export class TurnBudget {
     this.check('history_tokens', limit, observed, nodeId);
   }
 
-  private check(kind: BudgetKind, limit: number, observed: number, nodeId: string | undefined): void {
+  private check(
+    kind: BudgetKind,
+    limit: number,
+    observed: number,
+    nodeId: string | undefined,
+  ): void {
     if (this.first !== undefined) throw new BudgetExceededError(this.first);
     if (observed <= limit) return;
     this.first = { kind, limit, observed: Math.round(observed), nodeId };

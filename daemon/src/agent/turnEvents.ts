@@ -51,6 +51,7 @@ export class TurnEvents {
     if (this.held.size === 0) return;
     const chunks = [...this.held];
     this.held.clear();
-    for (const [nodeId, text] of chunks) this.sink.emit(Methods.ChatChunk, { turnId: this.turnId, nodeId, text });
+    for (const [nodeId, text] of chunks)
+      this.sink.emit(Methods.ChatChunk, { turnId: this.turnId, nodeId, text });
   }
 }

@@ -55,8 +55,9 @@ export class UnifiedTurnRunner implements TurnRunner {
     const { options } = this;
     const { turnId } = request;
     const events = new TurnEvents(request.events, turnId, options.chunkCoalesceMs);
-    const tree = new ExecutionTree(turnId, (nodes) => events.emit(Methods.TreeUpdate, { turnId, nodes }));
-    const accountant = new UsageAccountant(options.pricing);
+    const tree = new ExecutionTree(turnId, (nodes) =>
+      events.emit(Methods.TreeUpdate, { turnId, nodes }),
+    );
 
     // One signal for the whole turn: the client's cancel and every budget stop abort it.
     const controller = new AbortController();
@@ -97,7 +98,7 @@ export class UnifiedTurnRunner implements TurnRunner {
     let stopReason: StopReason;
     let error: string | undefined;
     try {
-      const { provider, model } = options.provider
+      const resolved = options.provider
         ? { provider: options.provider, model: request.model ?? 'default' }
         : resolveProvider({
             script: request.script ?? options.script,
@@ -141,10 +142,14 @@ export class UnifiedTurnRunner implements TurnRunner {
       else if (request.signal.aborted) stopReason = 'cancelled';
       else {
         stopReason = 'error';
-        if (caught instanceof ProviderError || caught instanceof ModelRefError) error = caught.message;
+        if (caught instanceof ProviderError || caught instanceof ModelRefError)
+          error = caught.message;
         else {
           error = 'internal error in the agent loop';
-          options.log('error', `turn ${turnId}: ${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`);
+          options.log(
+            'error',
+            `turn ${turnId}: ${caught instanceof Error ? (caught.stack ?? caught.message) : String(caught)}`,
+          );
         }
       }
     } finally {

@@ -21,8 +21,10 @@ export function addUsage(a: Usage | undefined, b: Usage): Usage {
   };
   const cached = (a?.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
   const reasoning = (a?.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
-  if (a?.cachedInputTokens !== undefined || b.cachedInputTokens !== undefined) sum.cachedInputTokens = cached;
-  if (a?.reasoningTokens !== undefined || b.reasoningTokens !== undefined) sum.reasoningTokens = reasoning;
+  if (a?.cachedInputTokens !== undefined || b.cachedInputTokens !== undefined)
+    sum.cachedInputTokens = cached;
+  if (a?.reasoningTokens !== undefined || b.reasoningTokens !== undefined)
+    sum.reasoningTokens = reasoning;
   return sum;
 }
 
@@ -41,7 +43,13 @@ export class UsageAccountant {
   record(provider: string, model: string, usage: Usage): number | null {
     const cost = this.pricing(provider, model, usage);
     const key = `${provider}\u0000${model}`;
-    const entry = this.byModel.get(key) ?? { provider, model, calls: 0, usage: emptyUsage(), cost: 0 };
+    const entry = this.byModel.get(key) ?? {
+      provider,
+      model,
+      calls: 0,
+      usage: emptyUsage(),
+      cost: 0,
+    };
     entry.calls += 1;
     entry.usage = addUsage(entry.usage, usage);
     entry.cost = addCost(entry.cost, cost);
@@ -56,7 +64,16 @@ export class UsageAccountant {
   }
 
   summary(turnId: string): Omit<CostSummaryParams, 'sessionId' | 'seq'> {
-    const byModel = [...this.byModel.values()].map((entry) => ({ ...entry, usage: { ...entry.usage } }));
-    return { turnId, usage: this.usage, cost: byModel.length === 0 ? 0 : this.totalCost, currency: 'USD', byModel };
+    const byModel = [...this.byModel.values()].map((entry) => ({
+      ...entry,
+      usage: { ...entry.usage },
+    }));
+    return {
+      turnId,
+      usage: this.usage,
+      cost: byModel.length === 0 ? 0 : this.totalCost,
+      currency: 'USD',
+      byModel,
+    };
   }
 }

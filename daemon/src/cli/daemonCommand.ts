@@ -73,7 +73,9 @@ export async function daemonCommand(argv: string[]): Promise<number> {
   const file = values.config ? readConfigFile(values.config) : {};
   const config = resolveConfig(file, configFromEnv(process.env), flags);
   if (!values.stdio && !config.listen) {
-    throw new ConfigError('arbor daemon needs --stdio or --listen <address> (see arbor daemon --help)');
+    throw new ConfigError(
+      'arbor daemon needs --stdio or --listen <address> (see arbor daemon --help)',
+    );
   }
   prepareDataDir(config.dataDir);
   const log = createLogger(config.logLevel, [stderrSink(), fileSink(config.dataDir)]);

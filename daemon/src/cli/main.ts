@@ -46,7 +46,8 @@ export function run(argv: string[]): void {
       if (code >= 0) process.exitCode = code;
     },
     (error: unknown) => {
-      const known = error instanceof ConfigError || isParseArgsError(error) || isStartupError(error);
+      const known =
+        error instanceof ConfigError || isParseArgsError(error) || isStartupError(error);
       const message = error instanceof Error ? error.message : String(error);
       process.stderr.write(`arbor: ${message}\n`);
       if (!known && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);

@@ -15,7 +15,11 @@ export const DEFAULT_APPROVAL_TIMEOUT_MS = 600_000;
 export const ConfigFile = z
   .object({
     $schema: z.string().optional().describe('Editors may point this at config.schema.json'),
-    dataDir: z.string().min(1).optional().describe('Where the daemon keeps its token, logs and store (default ~/.arbor)'),
+    dataDir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Where the daemon keeps its token, logs and store (default ~/.arbor)'),
     logLevel: z.enum(LOG_LEVELS).optional(),
     maxMessageBytes: z
       .number()
@@ -25,12 +29,19 @@ export const ConfigFile = z
       .optional()
       .describe('Largest accepted frame body in bytes (default 8388608)'),
     listen: z.string().min(1).optional().describe('Unix socket path or 127.0.0.1:port'),
-    model: z.string().min(1).optional().describe('Default model (provider:model) for sessions that name none'),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Default model (provider:model) for sessions that name none'),
     provider: z.enum(['scripted']).optional().describe('Force the deterministic scripted provider'),
     script: z.string().min(1).optional().describe('Script file of the scripted provider'),
     budgets: BudgetOverrides.optional(),
     approvalTimeoutMs: z.number().int().positive().optional(),
-    alwaysAsk: z.array(z.string().min(1)).optional().describe('Tools that ask for approval even in auto mode'),
+    alwaysAsk: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Tools that ask for approval even in auto mode'),
   })
   .strict();
 export type ConfigFile = z.infer<typeof ConfigFile>;

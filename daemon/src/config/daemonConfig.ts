@@ -33,7 +33,9 @@ export class ConfigError extends Error {
 }
 
 /** The settings flags and environment variables can carry. */
-export type ConfigOverrides = Partial<Pick<ConfigFile, 'dataDir' | 'logLevel' | 'listen' | 'model' | 'provider' | 'script'>>;
+export type ConfigOverrides = Partial<
+  Pick<ConfigFile, 'dataDir' | 'logLevel' | 'listen' | 'model' | 'provider' | 'script'>
+>;
 
 export function readConfigFile(path: string): ConfigFile {
   let text: string;
@@ -49,7 +51,8 @@ export function readConfigFile(path: string): ConfigFile {
     throw new ConfigError(`config file ${path} is not valid JSON: ${(error as Error).message}`);
   }
   const parsed = ConfigFile.safeParse(json);
-  if (!parsed.success) throw new ConfigError(`invalid config file ${path}:\n${formatIssues(parsed.error)}`);
+  if (!parsed.success)
+    throw new ConfigError(`invalid config file ${path}:\n${formatIssues(parsed.error)}`);
   return parsed.data;
 }
 

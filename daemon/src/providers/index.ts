@@ -5,7 +5,7 @@
 import type { Script } from '@arbor/protocol';
 import { parseModelRef, type ModelRef } from './modelRef.js';
 import { ProviderError, type Provider } from './provider.js';
-import { ScriptedProvider } from './scripted.js';
+import { SCRIPTED_MODEL, ScriptedProvider } from './scripted.js';
 
 export * from './provider.js';
 export * from './modelRef.js';
@@ -28,17 +28,27 @@ export interface ProviderResolution {
   factories: Partial<Record<ModelRef['provider'], ProviderFactory>>;
 }
 
-export function resolveProvider({ script, model, factories }: ProviderResolution): ResolvedProvider {
-  const ref = model === undefined ? undefined : parseModelRef(model);
+export function resolveProvider({
+  script,
+  model,
+  factories,
+}: ProviderResolution): ResolvedProvider {
   if (script !== undefined) {
-    // The scripted provider answers every turn that has a script; the model name is only a label.
-    return { provider: new ScriptedProvider(script), model: ref?.provider === 'scripted' ? ref.model : 'script' };
+    // The scripted provider answers every turn that has a script, whatever model the session names.
+    return { provider: new ScriptedProvider(script), model: SCRIPTED_MODEL };
   }
-  if (ref === undefined) throw new ProviderError('no model configured: give the session a model (provider:model) or start the daemon with a default model');
+  const ref = model === undefined ? undefined : parseModelRef(model);
+  if (ref === undefined)
+    throw new ProviderError(
+      'no model configured: give the session a model (provider:model) or start the daemon with a default model',
+    );
   const factory = factories[ref.provider];
   if (ref.provider === 'scripted' && factory === undefined) {
-    throw new ProviderError('the scripted provider needs a script (--script <file> or _arbor/testing/setScript)');
+    throw new ProviderError(
+      'the scripted provider needs a script (--script <file> or _arbor/testing/setScript)',
+    );
   }
-  if (factory === undefined) throw new ProviderError(`provider "${ref.provider}" is not available in this build`);
+  if (factory === undefined)
+    throw new ProviderError(`provider "${ref.provider}" is not available in this build`);
   return { provider: factory(ref), model: ref.model };
 }

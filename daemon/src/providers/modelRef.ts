@@ -54,5 +54,7 @@ export function parseModelRef(text: string): ModelRef {
 }
 
 export function formatModelRef(ref: ModelRef): string {
-  return ref.provider === 'local' ? `local:${ref.model}@${ref.baseUrl ?? ''}` : `${ref.provider}:${ref.model}`;
+  return ref.provider === 'local'
+    ? `local:${ref.model}@${ref.baseUrl ?? ''}`
+    : `${ref.provider}:${ref.model}`;
 }

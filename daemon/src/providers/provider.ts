@@ -56,6 +56,10 @@ export interface Provider {
   /** Provider id as in model strings and cost summaries (`openai`, `scripted`, ...). */
   readonly id: string;
   readonly capabilities: ProviderCapabilities;
+  /** A provider that serves one model whatever the request names (scripted): usage is accounted under it. */
+  readonly fixedModel?: string;
+  /** Price of one call in USD when the provider knows it; null or absent: unknown. */
+  price?(model: string, usage: Usage): number | null;
   /** Streams one model turn. Must stop promptly (throwing) when `signal` aborts. */
   stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent>;
 }

@@ -41,7 +41,9 @@ export class ScriptError extends Error {
 export function parseScript(value: unknown, source = 'script'): Script {
   const parsed = Script.safeParse(value);
   if (!parsed.success) {
-    throw new ScriptError(`${source} does not match the scripted-provider format:\n${z.prettifyError(parsed.error)}`);
+    throw new ScriptError(
+      `${source} does not match the scripted-provider format:\n${z.prettifyError(parsed.error)}`,
+    );
   }
   return parsed.data;
 }
@@ -70,38 +72,44 @@ export function findConversationKey(script: Script, firstUserMessage: string): s
   let best: string | undefined;
   for (const key of keys) {
     if (key === '*' || key.length === 0 || !firstUserMessage.includes(key)) continue;
-    if (best === undefined || key.length > best.length) best = key;
+    // Ties: the smallest key in UTF-16 code-unit order, so the choice never depends on key order.
+    if (best === undefined || key.length > best.length || (key.length === best.length && key < best)) best = key;
   }
   if (best !== undefined) return best;
   return keys.includes('*') ? '*' : undefined;
 }
 
-/** The loop marks the reminders it injects as user messages, so they are not taken for loop starts. */
-export const LOOP_REMINDER_MARK = '[arbor] ';
-
-/** Where the loop starts: its last (non-reminder) user message; replies so far: assistant messages after it. */
-function loopPosition(messages: readonly ProviderMessage[]): { firstUserMessage: string; replyIndex: number } {
+/**
+ * Where the loop starts: its last user message (tool results are `tool`
+ * messages); replies so far: the assistant messages after it, one per model call.
+ */
+function loopPosition(messages: readonly ProviderMessage[]): {
+  firstUserMessage: string;
+  replyIndex: number;
+} {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
-    if (message?.role !== 'user' || message.content.startsWith(LOOP_REMINDER_MARK)) continue;
+    if (message?.role !== 'user') continue;
     const replyIndex = messages.slice(i + 1).filter((m) => m.role === 'assistant').length;
     return { firstUserMessage: message.content, replyIndex };
   }
   throw new ProviderError('scripted provider: the request has no user message');
 }
 
-function splitText(text: string): string[] {
+/** Splits text into deltas at word boundaries, never inside a code point; >= 2 pieces for 2+ code points. */
+export function splitText(text: string): string[] {
+  const points = Array.from(text);
+  const limit = Math.max(1, Math.min(STREAM_PIECE_CHARS, Math.ceil(points.length / 2)));
   const pieces: string[] = [];
-  // Split at word boundaries so chunks look like a model's deltas; always >= 2 pieces for longer text.
-  const limit = Math.max(1, Math.min(STREAM_PIECE_CHARS, Math.ceil(text.length / 2)));
-  let rest = text;
-  while (rest.length > limit) {
-    let cut = rest.lastIndexOf(' ', limit);
-    if (cut <= 0) cut = limit;
-    pieces.push(rest.slice(0, cut));
-    rest = rest.slice(cut);
+  let start = 0;
+  while (points.length - start > limit) {
+    let cut = start + limit;
+    const space = points.lastIndexOf(' ', cut);
+    if (space > start) cut = space;
+    pieces.push(points.slice(start, cut).join(''));
+    start = cut;
   }
-  if (rest.length > 0) pieces.push(rest);
+  if (start < points.length) pieces.push(points.slice(start).join(''));
   return pieces;
 }
 
@@ -124,8 +132,12 @@ export interface ScriptedProviderOptions {
   capabilities?: Partial<ProviderCapabilities>;
 }
 
+/** Usage of scripted calls is accounted under provider `scripted`, model `scripted`, at cost 0. */
+export const SCRIPTED_MODEL = 'scripted';
+
 export class ScriptedProvider implements Provider {
   readonly id = SCRIPTED_PROVIDER_ID;
+  readonly fixedModel = SCRIPTED_MODEL;
   readonly capabilities: ProviderCapabilities;
 
   constructor(
@@ -137,9 +149,9 @@ export class ScriptedProvider implements Provider {
 
   async *stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
     const reply = this.replyFor(request);
-    if ('error' in reply) throw new ProviderError(reply.error);
     if (reply.delayMs) await delay(reply.delayMs, signal);
     signal.throwIfAborted();
+    if ('error' in reply) throw new ProviderError(reply.error);
 
     for (const piece of splitText(reply.text ?? '')) {
       yield { type: 'text', text: piece };
@@ -151,18 +163,31 @@ export class ScriptedProvider implements Provider {
     for (const [i, call] of calls.entries()) {
       yield {
         type: 'tool_call',
-        call: { id: call.id ?? `call_${replyIndex}_${i}`, name: call.name, arguments: call.arguments ?? {} },
+        call: {
+          id: call.id ?? `call_${replyIndex}_${i}`,
+          name: call.name,
+          arguments: call.arguments ?? {},
+        },
       };
     }
-    if (reply.usage) yield { type: 'usage', usage: { inputTokens: reply.usage.inputTokens, outputTokens: reply.usage.outputTokens } };
+    yield {
+      type: 'usage',
+      usage: { inputTokens: reply.usage?.inputTokens ?? 0, outputTokens: reply.usage?.outputTokens ?? 0 },
+    };
     yield { type: 'stop', reason: calls.length > 0 ? 'tool_use' : 'end_turn' };
+  }
+
+  price(): number {
+    return 0;
   }
 
   private replyFor(request: ProviderRequest): ScriptedReply {
     const { firstUserMessage, replyIndex } = loopPosition(request.messages);
     const key = findConversationKey(this.script, firstUserMessage);
     if (key === undefined) {
-      throw new ProviderError(`scripted provider: no conversation matches "${preview(firstUserMessage)}" and there is no "*"`);
+      throw new ProviderError(
+        `scripted provider: no conversation matches "${preview(firstUserMessage)}" and there is no "*"`,
+      );
     }
     const reply = this.script.conversations[key]?.[replyIndex];
     if (reply === undefined) {

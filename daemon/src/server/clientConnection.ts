@@ -77,7 +77,9 @@ export class ClientConnection implements EventSubscriber {
   constructor(private readonly options: ClientConnectionOptions) {
     const { context } = options;
     this.clientId = context.nextClientId();
-    this.writer = new ObservedWriter(new StreamMessageWriter(options.output), (m) => this.afterWrite(m));
+    this.writer = new ObservedWriter(new StreamMessageWriter(options.output), (m) =>
+      this.afterWrite(m),
+    );
     const reader = (this.reader = new HardenedMessageReader(options.input, {
       maxMessageBytes: context.maxMessageBytes,
       onFault: (fault) => this.answerFault(fault),
@@ -124,7 +126,11 @@ export class ClientConnection implements EventSubscriber {
     if ((this.options.input as unknown) !== this.options.output) this.options.input.destroy();
   }
 
-  private async onRequest(method: string, rawParams: unknown, token: CancellationToken): Promise<unknown> {
+  private async onRequest(
+    method: string,
+    rawParams: unknown,
+    token: CancellationToken,
+  ): Promise<unknown> {
     try {
       this.lifecycle.admitRequest(method === Methods.Initialize.method);
       if (method === Methods.Initialize.method) return this.initialize(rawParams);
@@ -191,7 +197,8 @@ export class ClientConnection implements EventSubscriber {
     }
     try {
       const handled = this.options.router.handleNotification(method, rawParams, this.context());
-      if (!handled) this.options.context.log.debug(`${this.clientId}: ignored notification ${method}`);
+      if (!handled)
+        this.options.context.log.debug(`${this.clientId}: ignored notification ${method}`);
     } catch (error) {
       // Notifications have no response; an invalid one is logged and dropped.
       const reason = error instanceof Error ? error.message : String(error);
@@ -206,7 +213,8 @@ export class ClientConnection implements EventSubscriber {
   /** `$/setTrace`: vscode-jsonrpc traces each message; we forward them as `$/logTrace`. */
   private setTrace(rawParams: unknown): void {
     const value = (rawParams as { value?: unknown } | undefined)?.value;
-    if (value !== 'off' && value !== 'messages' && value !== 'compact' && value !== 'verbose') return;
+    if (value !== 'off' && value !== 'messages' && value !== 'compact' && value !== 'verbose')
+      return;
     const trace = Trace.fromString(value);
     // vscode-jsonrpc traces the $/logTrace it sends too; the guard stops that loop.
     let sendingTrace = false;
@@ -216,7 +224,10 @@ export class ClientConnection implements EventSubscriber {
         sendingTrace = true;
         try {
           void this.connection
-            .sendNotification(LogTraceNotification.type, { message, ...(data && { verbose: data }) })
+            .sendNotification(LogTraceNotification.type, {
+              message,
+              ...(data && { verbose: data }),
+            })
             .catch(() => undefined);
         } finally {
           sendingTrace = false;
@@ -243,7 +254,9 @@ export class ClientConnection implements EventSubscriber {
     }
     const error = (message as { error?: { code: number; message: string } }).error;
     if (!error) return;
-    this.options.context.log.warn(`${this.clientId}: answered error ${error.code}: ${error.message}`);
+    this.options.context.log.warn(
+      `${this.clientId}: answered error ${error.code}: ${error.message}`,
+    );
     if (error.code === ArborErrorCodes.Unauthorized) this.close();
   }
 
@@ -274,11 +287,18 @@ export class ClientConnection implements EventSubscriber {
   }
 }
 
-function toResponseError(error: unknown, method: string, logInternal: (m: string) => void): ResponseError<unknown> {
+function toResponseError(
+  error: unknown,
+  method: string,
+  logInternal: (m: string) => void,
+): ResponseError<unknown> {
   if (error instanceof RpcError) return new ResponseError(error.code, error.message, error.data);
   if (error instanceof ResponseError) return error;
   // A bug of ours: the client learns that it failed, the log learns why.
   const reason = error instanceof Error ? (error.stack ?? error.message) : String(error);
   logInternal(`internal error in ${method}: ${reason}`);
-  return new ResponseError(JsonRpcErrorCodes.InternalError, `internal error while handling ${method}`);
+  return new ResponseError(
+    JsonRpcErrorCodes.InternalError,
+    `internal error while handling ${method}`,
+  );
 }

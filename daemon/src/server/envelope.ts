@@ -8,8 +8,8 @@ import type { Message } from 'vscode-jsonrpc';
 import { LspMethods } from './lspMethods.js';
 import { faults, type JsonRpcIdOrNull, type ProtocolFault } from './protocolFault.js';
 
-
-export type EnvelopeCheck = { ok: true; message: Message } | { ok: false; fault: ProtocolFault | null };
+export type EnvelopeCheck =
+  { ok: true; message: Message } | { ok: false; fault: ProtocolFault | null };
 
 export function checkEnvelope(value: unknown): EnvelopeCheck {
   if (Array.isArray(value)) {
@@ -23,11 +23,7 @@ export function checkEnvelope(value: unknown): EnvelopeCheck {
   const hasMethod = 'method' in record;
   const hasId = 'id' in record;
 
-  const schema = hasMethod
-    ? hasId
-      ? JsonRpcRequest
-      : JsonRpcNotification
-    : JsonRpcResponse;
+  const schema = hasMethod ? (hasId ? JsonRpcRequest : JsonRpcNotification) : JsonRpcResponse;
   const parsed = schema.safeParse(record);
   if (!parsed.success) {
     const kind = hasMethod ? (hasId ? 'request' : 'notification') : 'response';

@@ -81,7 +81,8 @@ export class HardenedMessageReader extends AbstractMessageReader {
     const message = checked.message as { id?: unknown; method?: string };
     if (message.method !== undefined) {
       if (message.id !== undefined) this.requestsPassed += 1;
-      else if (!CONNECTION_INTERNAL_NOTIFICATIONS.has(message.method)) this.notificationsPassed += 1;
+      else if (!CONNECTION_INTERNAL_NOTIFICATIONS.has(message.method))
+        this.notificationsPassed += 1;
     }
     this.callback?.(checked.message);
   }

@@ -6,8 +6,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 export type ListenAddress =
-  | { kind: 'unix'; path: string }
-  | { kind: 'tcp'; host: string; port: number };
+  { kind: 'unix'; path: string } | { kind: 'tcp'; host: string; port: number };
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
@@ -30,5 +29,7 @@ export function parseListenAddress(value: string): ListenAddress {
 
 export function formatAddress(address: ListenAddress): string {
   if (address.kind === 'unix') return `unix:${address.path}`;
-  return address.host.includes(':') ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
+  return address.host.includes(':')
+    ? `[${address.host}]:${address.port}`
+    : `${address.host}:${address.port}`;
 }

@@ -29,7 +29,10 @@ export type NotificationHandler<D extends NotificationDescriptor, C> = (
 ) => void;
 
 export class MethodRouter<C> {
-  private readonly requests = new Map<string, (raw: unknown, c: C, s: CancellationSignal) => unknown>();
+  private readonly requests = new Map<
+    string,
+    (raw: unknown, c: C, s: CancellationSignal) => unknown
+  >();
   private readonly notifications = new Map<string, (raw: unknown, c: C) => void>();
 
   onRequest<D extends RequestDescriptor>(descriptor: D, handler: RequestHandler<D, C>): this {
@@ -89,7 +92,9 @@ function assertClientToDaemon(descriptor: MethodDescriptor): void {
 export function parseParams<D extends MethodDescriptor>(descriptor: D, raw: unknown): ParamsOf<D> {
   const parsed = (descriptor.params as z.ZodType).safeParse(raw);
   if (parsed.success) return parsed.data as ParamsOf<D>;
-  throw rpcErrors.invalidParams(`invalid params for ${descriptor.method}: ${describeIssues(parsed.error)}`);
+  throw rpcErrors.invalidParams(
+    `invalid params for ${descriptor.method}: ${describeIssues(parsed.error)}`,
+  );
 }
 
 /** `path: message; ...` — zod's messages name expectations, never the values sent. */

@@ -31,8 +31,7 @@ export function checkToken(expected: string | undefined, params: InitializeParam
 
 /** The client names the newest version it speaks (absent: 1); we answer the newest both speak. */
 export function negotiateVersion(params: InitializeParams): number {
-  const requested =
-    params.protocolVersion ?? params.initializationOptions?.protocolVersion ?? 1;
+  const requested = params.protocolVersion ?? params.initializationOptions?.protocolVersion ?? 1;
   const candidate = Math.min(requested, PROTOCOL_VERSION);
   const agreed = SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v <= candidate).sort((a, b) => b - a)[0];
   if (agreed === undefined) {

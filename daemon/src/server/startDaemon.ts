@@ -63,7 +63,9 @@ export async function runDaemon(options: DaemonOptions & { stdio: boolean }): Pr
   const { config, log } = options;
   if (options.stdio) {
     serveStdio(context);
-    log.info(`arbor ${options.daemonVersion} (protocol package ${PROTOCOL_PACKAGE_VERSION}) serving stdio`);
+    log.info(
+      `arbor ${options.daemonVersion} (protocol package ${PROTOCOL_PACKAGE_VERSION}) serving stdio`,
+    );
     return;
   }
   if (!config.listen) throw new Error('arbor daemon needs --stdio or --listen <address>');

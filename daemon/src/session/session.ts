@@ -84,7 +84,11 @@ export class Session {
     return this.roles.get(clientId);
   }
 
-  attach(subscriber: EventSubscriber, role: AttachRole, sinceSeq: number | undefined): AttachOutcome {
+  attach(
+    subscriber: EventSubscriber,
+    role: AttachRole,
+    sinceSeq: number | undefined,
+  ): AttachOutcome {
     this.roles.set(subscriber.clientId, role);
     const subscription = this.bus.subscribe(subscriber, sinceSeq);
     const outcome: AttachOutcome = {
@@ -172,12 +176,16 @@ export class Session {
     if (role !== 'controller') throw rpcErrors.notController(what);
   }
 
-  private emit<D extends NotificationDescriptor>(descriptor: D, params: SessionEventParams<D>): void {
+  private emit<D extends NotificationDescriptor>(
+    descriptor: D,
+    params: SessionEventParams<D>,
+  ): void {
     if (this.disposed) return;
     const method: string = descriptor.method;
     if (method === Methods.TreeUpdate.method) {
       const { nodes } = params as unknown as SessionEventParams<typeof Methods.TreeUpdate>;
-      for (const node of nodes) this.liveTree.set(node.id, { ...this.liveTree.get(node.id), ...node });
+      for (const node of nodes)
+        this.liveTree.set(node.id, { ...this.liveTree.get(node.id), ...node });
     } else if (method === Methods.SessionState.method) {
       const { state } = params as unknown as SessionEventParams<typeof Methods.SessionState>;
       this.info.state = state;
@@ -185,14 +193,21 @@ export class Session {
     this.bus.emit(descriptor, params);
   }
 
-  private async runTurn(running: RunningTurn, text: string, history: HistoryMessage[]): Promise<void> {
+  private async runTurn(
+    running: RunningTurn,
+    text: string,
+    history: HistoryMessage[],
+  ): Promise<void> {
     const { turnId, abort } = running;
     let open = true;
     const sink: SessionEventSink = {
       emit: (descriptor, params) => {
         // A runner that keeps emitting after its turn ended must not corrupt the next one.
         if (open) this.emit(descriptor, params);
-        else this.deps.log.warn(`session ${this.id}: dropped ${descriptor.method} after turn ${turnId} ended`);
+        else
+          this.deps.log.warn(
+            `session ${this.id}: dropped ${descriptor.method} after turn ${turnId} ended`,
+          );
       },
     };
     this.emit(Methods.SessionState, { state: 'running', turnId });
@@ -220,7 +235,8 @@ export class Session {
     }
     open = false;
 
-    const stopReason: StopReason = result?.stopReason ?? (abort.signal.aborted ? 'cancelled' : 'error');
+    const stopReason: StopReason =
+      result?.stopReason ?? (abort.signal.aborted ? 'cancelled' : 'error');
     const usage = result?.usage ?? ZERO_USAGE;
     const errorMessage = result?.error ?? (stopReason === 'error' ? failure : undefined);
     this.messages.push({

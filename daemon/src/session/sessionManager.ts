@@ -52,7 +52,9 @@ export class SessionManager {
     const before = params.cursor === undefined ? Infinity : decodeCursor(params.cursor);
     const root = params.workspaceRoot === undefined ? undefined : resolve(params.workspaceRoot);
     const matching = [...this.sessions.values()]
-      .filter((s) => s.ordinal < before && (root === undefined || s.describe().workspaceRoot === root))
+      .filter(
+        (s) => s.ordinal < before && (root === undefined || s.describe().workspaceRoot === root),
+      )
       .sort((a, b) => b.ordinal - a.ordinal);
     const page = matching.slice(0, params.limit);
     const last = page[page.length - 1];
@@ -74,7 +76,8 @@ export class SessionManager {
 }
 
 function checkWorkspaceRoot(path: string): string {
-  if (!isAbsolute(path)) throw rpcErrors.invalidWorkspaceRoot(`workspaceRoot must be an absolute path`);
+  if (!isAbsolute(path))
+    throw rpcErrors.invalidWorkspaceRoot(`workspaceRoot must be an absolute path`);
   const normalized = resolve(path);
   let isDirectory = false;
   try {
@@ -82,7 +85,8 @@ function checkWorkspaceRoot(path: string): string {
   } catch {
     throw rpcErrors.invalidWorkspaceRoot(`workspaceRoot ${normalized} does not exist`);
   }
-  if (!isDirectory) throw rpcErrors.invalidWorkspaceRoot(`workspaceRoot ${normalized} is not a directory`);
+  if (!isDirectory)
+    throw rpcErrors.invalidWorkspaceRoot(`workspaceRoot ${normalized} is not a directory`);
   return normalized;
 }
 

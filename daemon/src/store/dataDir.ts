@@ -3,7 +3,16 @@
  * 0600) and checked for writability up front, so a bad `--data-dir` fails at
  * startup with a sentence instead of an SQLITE_CANTOPEN in the middle of a turn.
  */
-import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  statSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { StoreError } from './storeError.js';
 

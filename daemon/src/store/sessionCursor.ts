@@ -21,8 +21,16 @@ export function decodeSessionCursor(text: string): SessionCursor {
   } catch {
     value = undefined;
   }
-  if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+  if (
+    Array.isArray(value) &&
+    value.length === 2 &&
+    typeof value[0] === 'string' &&
+    typeof value[1] === 'string'
+  ) {
     return { updatedAt: value[0], id: value[1] };
   }
-  throw new StoreError('invalid_cursor', 'The session/list cursor is not one this daemon produced.');
+  throw new StoreError(
+    'invalid_cursor',
+    'The session/list cursor is not one this daemon produced.',
+  );
 }

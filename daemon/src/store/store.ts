@@ -248,7 +248,8 @@ export class Store {
     this.eventRetention = options.eventRetention ?? EVENT_RETENTION;
     const p = (source: string) => db.prepare(source);
     this.sql = {
-      insertSession: p(`INSERT INTO sessions (id, workspace_root, title, permission_mode, chat_context, model, created_at, updated_at)
+      insertSession:
+        p(`INSERT INTO sessions (id, workspace_root, title, permission_mode, chat_context, model, created_at, updated_at)
                         VALUES (@id, @workspaceRoot, @title, @permissionMode, @chatContext, @model, @createdAt, @updatedAt)`),
       getSession: p(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.id = ?`),
       updateSession: p(`UPDATE sessions SET title = coalesce(@title, title),
@@ -258,25 +259,35 @@ export class Store {
       touchSession: p(`UPDATE sessions SET updated_at = max(updated_at, ?) WHERE id = ?`),
       setTitleIfEmpty: p(`UPDATE sessions SET title = ? WHERE id = ? AND title = ''`),
       deleteSession: p(`DELETE FROM sessions WHERE id = ?`),
-      listAll: p(`SELECT ${SESSION_COLUMNS} FROM sessions s ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`),
+      listAll: p(
+        `SELECT ${SESSION_COLUMNS} FROM sessions s ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`,
+      ),
       listAllAfter: p(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE (s.updated_at, s.id) < (?, ?)
                        ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`),
       listRoot: p(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.workspace_root = ?
                    ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`),
-      listRootAfter: p(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.workspace_root = ? AND (s.updated_at, s.id) < (?, ?)
+      listRootAfter:
+        p(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.workspace_root = ? AND (s.updated_at, s.id) < (?, ?)
                         ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`),
-      insertTurn: p(`INSERT INTO turns (id, session_id, status, started_at) VALUES (?, ?, 'running', ?)`),
+      insertTurn: p(
+        `INSERT INTO turns (id, session_id, status, started_at) VALUES (?, ?, 'running', ?)`,
+      ),
       getTurn: p(`SELECT * FROM turns WHERE id = ?`),
       runningTurnOf: p(`SELECT id FROM turns WHERE session_id = ? AND status = 'running'`),
       endTurn: p(`UPDATE turns SET status = @status, stop_reason = @stopReason, error = @error,
                     ended_at = @endedAt, usage = @usage WHERE id = @id AND status = 'running'`),
-      interruptRunning: p(`UPDATE turns SET status = 'interrupted', stop_reason = 'interrupted', ended_at = ?
+      interruptRunning:
+        p(`UPDATE turns SET status = 'interrupted', stop_reason = 'interrupted', ended_at = ?
                            WHERE status = 'running' RETURNING id`),
-      nextMessageSeq: p(`SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?`).pluck(),
-      insertMessage: p(`INSERT INTO messages (id, session_id, turn_id, seq, role, content, provider_fields, created_at)
+      nextMessageSeq: p(
+        `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?`,
+      ).pluck(),
+      insertMessage:
+        p(`INSERT INTO messages (id, session_id, turn_id, seq, role, content, provider_fields, created_at)
                         VALUES (@id, @sessionId, @turnId, @seq, @role, @content, @providerFields, @createdAt)`),
       insertTree: p(`INSERT INTO trees (message_id, snapshot) VALUES (?, ?)`),
-      insertUsage: p(`INSERT INTO turn_usage (turn_id, provider, model, calls, input_tokens, output_tokens,
+      insertUsage:
+        p(`INSERT INTO turn_usage (turn_id, provider, model, calls, input_tokens, output_tokens,
                         cached_input_tokens, reasoning_tokens, cost)
                       VALUES (@turnId, @provider, @model, @calls, @inputTokens, @outputTokens,
                         @cachedInputTokens, @reasoningTokens, @cost)`),
@@ -285,10 +296,12 @@ export class Store {
                        t.status, t.usage, tr.snapshot
                      FROM messages m JOIN turns t ON t.id = m.turn_id LEFT JOIN trees tr ON tr.message_id = m.id
                      WHERE m.session_id = ? ORDER BY m.seq`),
-      historyOf: p(`SELECT m.role, m.content, m.provider_fields FROM messages m JOIN turns t ON t.id = m.turn_id
+      historyOf:
+        p(`SELECT m.role, m.content, m.provider_fields FROM messages m JOIN turns t ON t.id = m.turn_id
                     WHERE m.session_id = ? AND m.role IN ('user', 'assistant') AND t.status <> 'running'
                     ORDER BY m.seq DESC`),
-      insertApproval: p(`INSERT INTO approvals (session_id, turn_id, tool_call_id, tool, args_digest, decision, outcome,
+      insertApproval:
+        p(`INSERT INTO approvals (session_id, turn_id, tool_call_id, tool, args_digest, decision, outcome,
                            decided_by, decided_at)
                          VALUES (@sessionId, @turnId, @toolCallId, @tool, @argsDigest, @decision, @outcome,
                            @decidedBy, @decidedAt)`),
@@ -296,7 +309,9 @@ export class Store {
       insertEvent: p(`INSERT INTO events (session_id, seq, method, params) VALUES (?, ?, ?, ?)`),
       pruneEvents: p(`DELETE FROM events WHERE session_id = ? AND seq <= ?`),
       eventBounds: p(`SELECT min(seq) AS first, max(seq) AS last FROM events WHERE session_id = ?`),
-      eventsAfter: p(`SELECT seq, method, params FROM events WHERE session_id = ? AND seq > ? ORDER BY seq`),
+      eventsAfter: p(
+        `SELECT seq, method, params FROM events WHERE session_id = ? AND seq > ? ORDER BY seq`,
+      ),
       lastSeq: p(`SELECT coalesce(max(seq), 0) FROM events WHERE session_id = ?`).pluck(),
     };
   }
@@ -359,7 +374,9 @@ export class Store {
     const last = page.at(-1);
     return {
       sessions: page.map(toSessionInfo),
-      ...(rows.length > limit && last ? { nextCursor: encodeSessionCursor({ updatedAt: last.updated_at, id: last.id }) } : {}),
+      ...(rows.length > limit && last
+        ? { nextCursor: encodeSessionCursor({ updatedAt: last.updated_at, id: last.id }) }
+        : {}),
     };
   }
 
@@ -399,8 +416,10 @@ export class Store {
     return this.write(() => {
       const turn = this.sql.getTurn.get(turnId) as TurnRow | undefined;
       if (!turn) this.beginTurnInTransaction(sessionId, turnId);
-      else if (turn.session_id !== sessionId) throw conflict(`Turn ${turnId} belongs to another session.`);
-      else if (turn.status !== 'running') throw conflict(`Turn ${turnId} has already ended (${turn.status}).`);
+      else if (turn.session_id !== sessionId)
+        throw conflict(`Turn ${turnId} belongs to another session.`);
+      else if (turn.status !== 'running')
+        throw conflict(`Turn ${turnId} has already ended (${turn.status}).`);
       const message = this.insertMessage(sessionId, turnId, 'user', text, undefined);
       this.sql.setTitleIfEmpty.run(titleFrom(text), sessionId);
       this.sql.touchSession.run(message.createdAt, sessionId);
@@ -414,13 +433,15 @@ export class Store {
    * on cancel / budget_exceeded) with its tree, the per-model usage and cost.
    */
   commitTurn(commit: TurnCommit): StoredMessage {
-    if (commit.tree.version !== 1) throw new TypeError('commitTurn: the tree must be an ExecutionTreeSnapshot version 1');
+    if (commit.tree.version !== 1)
+      throw new TypeError('commitTurn: the tree must be an ExecutionTreeSnapshot version 1');
     const tree = JSON.stringify(commit.tree);
     const usage = JSON.stringify(commit.usage);
     return this.write(() => {
       const turn = this.sql.getTurn.get(commit.turnId) as TurnRow | undefined;
       if (!turn) throw notFound('turn', commit.turnId);
-      if (turn.status !== 'running') throw conflict(`Turn ${commit.turnId} has already ended (${turn.status}).`);
+      if (turn.status !== 'running')
+        throw conflict(`Turn ${commit.turnId} has already ended (${turn.status}).`);
       const endedAt = this.timestamp();
       this.sql.endTurn.run({
         id: commit.turnId,
@@ -431,7 +452,13 @@ export class Store {
         usage,
       });
       for (const tool of commit.toolMessages ?? []) {
-        this.insertMessage(turn.session_id, commit.turnId, 'tool', tool.content, tool.providerFields);
+        this.insertMessage(
+          turn.session_id,
+          commit.turnId,
+          'tool',
+          tool.content,
+          tool.providerFields,
+        );
       }
       const message = this.insertMessage(
         turn.session_id,
@@ -455,13 +482,20 @@ export class Store {
         });
       }
       this.sql.touchSession.run(endedAt, turn.session_id);
-      return { ...message, status: statusOf(commit.stopReason) as StoredMessage['status'], tree: commit.tree, usage: commit.usage };
+      return {
+        ...message,
+        status: statusOf(commit.stopReason) as StoredMessage['status'],
+        tree: commit.tree,
+        usage: commit.usage,
+      };
     });
   }
 
   /** At startup: turns left `running` by a daemon that died become `interrupted`. Returns their ids. */
   markInterruptedTurns(): string[] {
-    return this.write(() => (this.sql.interruptRunning.all(this.timestamp()) as { id: string }[]).map((r) => r.id));
+    return this.write(() =>
+      (this.sql.interruptRunning.all(this.timestamp()) as { id: string }[]).map((r) => r.id),
+    );
   }
 
   getTurn(turnId: string): TurnRecord | undefined {
@@ -485,14 +519,18 @@ export class Store {
   historyForNextTurn(sessionId: string, maxTokens: number): HistoryEntry[] {
     const kept: HistoryEntry[] = [];
     let tokens = 0;
-    for (const row of this.sql.historyOf.iterate(sessionId) as IterableIterator<Pick<MessageRow, 'role' | 'content' | 'provider_fields'>>) {
+    for (const row of this.sql.historyOf.iterate(sessionId) as IterableIterator<
+      Pick<MessageRow, 'role' | 'content' | 'provider_fields'>
+    >) {
       if (row.role === 'assistant' && row.content === '') continue;
       tokens += estimateTokens(row.content);
       if (tokens > maxTokens) break;
       kept.push({
         role: row.role as HistoryEntry['role'],
         content: row.content,
-        ...(row.provider_fields !== null ? { providerFields: JSON.parse(row.provider_fields) as unknown } : {}),
+        ...(row.provider_fields !== null
+          ? { providerFields: JSON.parse(row.provider_fields) as unknown }
+          : {}),
       });
     }
     kept.reverse();
@@ -517,7 +555,8 @@ export class Store {
     };
     this.write(() => {
       const turn = this.sql.getTurn.get(record.turnId) as TurnRow | undefined;
-      if (!turn || turn.session_id !== record.sessionId) throw notFound('turn', `${record.turnId} of session ${record.sessionId}`);
+      if (!turn || turn.session_id !== record.sessionId)
+        throw notFound('turn', `${record.turnId} of session ${record.sessionId}`);
       this.sql.insertApproval.run({
         sessionId: row.session_id,
         turnId: row.turn_id,
@@ -559,14 +598,27 @@ export class Store {
   eventsSince(sessionId: string, sinceSeq: number): EventsSince {
     return this.db
       .transaction((): EventsSince => {
-        const bounds = this.sql.eventBounds.get(sessionId) as { first: number | null; last: number | null };
+        const bounds = this.sql.eventBounds.get(sessionId) as {
+          first: number | null;
+          last: number | null;
+        };
         const last = bounds.last ?? 0;
         if (sinceSeq === last) return { events: [] };
         // Ahead of the log: the client saw events this store never kept; only a snapshot is safe.
         if (sinceSeq > last) return { beyondRetention: true };
         if ((bounds.first ?? 1) > sinceSeq + 1) return { beyondRetention: true };
-        const rows = this.sql.eventsAfter.all(sessionId, sinceSeq) as { seq: number; method: string; params: string }[];
-        return { events: rows.map((r) => ({ seq: r.seq, method: r.method, params: JSON.parse(r.params) as unknown })) };
+        const rows = this.sql.eventsAfter.all(sessionId, sinceSeq) as {
+          seq: number;
+          method: string;
+          params: string;
+        }[];
+        return {
+          events: rows.map((r) => ({
+            seq: r.seq,
+            method: r.method,
+            params: JSON.parse(r.params) as unknown,
+          })),
+        };
       })
       .deferred();
   }
@@ -605,7 +657,13 @@ export class Store {
     content: string,
     providerFields: unknown,
   ): StoredMessage {
-    const message: StoredMessage = { id: randomUUID(), turnId, role, content, createdAt: this.timestamp() };
+    const message: StoredMessage = {
+      id: randomUUID(),
+      turnId,
+      role,
+      content,
+      createdAt: this.timestamp(),
+    };
     this.sql.insertMessage.run({
       ...message,
       sessionId,
@@ -670,7 +728,9 @@ function toStoredMessage(row: MessageRow): StoredMessage {
     createdAt: row.created_at,
     ...(row.status !== 'running' ? { status: row.status } : {}),
     ...(row.snapshot !== null ? { tree: JSON.parse(row.snapshot) as ExecutionTreeSnapshot } : {}),
-    ...(row.role === 'assistant' && row.usage !== null ? { usage: JSON.parse(row.usage) as Usage } : {}),
+    ...(row.role === 'assistant' && row.usage !== null
+      ? { usage: JSON.parse(row.usage) as Usage }
+      : {}),
   };
 }
 
@@ -726,7 +786,11 @@ function conflict(message: string): StoreError {
 
 function unusable(file: string, cause: unknown): StoreError {
   const code = (cause as { code?: string }).code;
-  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code?.startsWith('SQLITE_READONLY_')) {
+  if (
+    code === 'SQLITE_READONLY' ||
+    code === 'SQLITE_CANTOPEN' ||
+    code?.startsWith('SQLITE_READONLY_')
+  ) {
     return new StoreError(
       'data_dir_read_only',
       `The database ${file} cannot be written (${code}). Make its directory and files writable, ` +
@@ -748,9 +812,14 @@ function unusable(file: string, cause: unknown): StoreError {
 function translate(error: unknown): unknown {
   if (error instanceof StoreError) return error;
   const code = (error as { code?: string }).code;
-  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return new StoreError('not_found', 'The session or turn no longer exists.', undefined, { cause: error });
+  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY')
+    return new StoreError('not_found', 'The session or turn no longer exists.', undefined, {
+      cause: error,
+    });
   if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE') {
-    return new StoreError('conflict', `Duplicate key: ${(error as Error).message}`, undefined, { cause: error });
+    return new StoreError('conflict', `Duplicate key: ${(error as Error).message}`, undefined, {
+      cause: error,
+    });
   }
   return error;
 }

@@ -32,13 +32,18 @@ export class TurnMemory {
 
 export const memoryList = defineTool({
   name: 'memory_list',
-  description: "Lists the keys in this turn's shared memory (subtask results are stored as task:<id>).",
+  description:
+    "Lists the keys in this turn's shared memory (subtask results are stored as task:<id>).",
   input: z.object({}),
   // Memory tools only touch the turn's own scratch memory: nothing outside the turn changes.
   category: 'read',
   execute: (_args, { memory }) => {
     const keys = memory.keys();
-    return keys.length === 0 ? 'Memory is empty.' : keys.map((key) => `${key} (${TurnMemory.render(memory.read(key)).length} chars)`).join('\n');
+    return keys.length === 0
+      ? 'Memory is empty.'
+      : keys
+          .map((key) => `${key} (${TurnMemory.render(memory.read(key)).length} chars)`)
+          .join('\n');
   },
 });
 
@@ -50,7 +55,10 @@ export const memoryRead = defineTool({
   execute: ({ key }, { memory }) =>
     memory.has(key)
       ? TurnMemory.render(memory.read(key))
-      : { content: `No memory entry "${key}". Existing keys: ${memory.keys().join(', ') || 'none'}.`, isError: true },
+      : {
+          content: `No memory entry "${key}". Existing keys: ${memory.keys().join(', ') || 'none'}.`,
+          isError: true,
+        },
 });
 
 export const memoryWrite = defineTool({

@@ -67,7 +67,10 @@ const definitions = new WeakMap<Tool, ToolDefinition>();
 export function toolDefinition(tool: Tool): ToolDefinition {
   let definition = definitions.get(tool);
   if (definition === undefined) {
-    const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<
+      string,
+      unknown
+    >;
     delete schema.$schema;
     definition = { name: tool.name, description: tool.description, inputSchema: schema };
     definitions.set(tool, definition);

@@ -25,7 +25,10 @@ export class Toolbelt {
   }
 
   /** The tools named, plus the `always` ones; unknown names are returned, not ignored. */
-  subset(names: readonly string[], always: readonly string[] = []): { belt: Toolbelt } | { unknown: string[] } {
+  subset(
+    names: readonly string[],
+    always: readonly string[] = [],
+  ): { belt: Toolbelt } | { unknown: string[] } {
     const unknown = names.filter((name) => !this.byName.has(name));
     if (unknown.length > 0) return { unknown };
     const wanted = new Set([...names, ...always]);

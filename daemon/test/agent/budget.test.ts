@@ -2,9 +2,15 @@ import assert from 'node:assert/strict';
 import { FINAL_NODE_STATUSES, Methods, type NodeStatus } from '@arbor/protocol';
 import { nodes, runTurn, script, sleepTool, type Span, type TurnRun } from './harness.js';
 
-const subtask = (title: string, instructions: string) => ({ name: 'run_subtask', arguments: { title, instructions } });
+const subtask = (title: string, instructions: string) => ({
+  name: 'run_subtask',
+  arguments: { title, instructions },
+});
 
-function assertBudgetStop(run: TurnRun, expected: { kind: string; limit: number; observed?: number }): void {
+function assertBudgetStop(
+  run: TurnRun,
+  expected: { kind: string; limit: number; observed?: number },
+): void {
   assert.equal(run.result.stopReason, 'budget_exceeded');
   const exceeded = run.sink.of(Methods.BudgetExceeded);
   assert.equal(exceeded.length, 1, 'budget/exceeded is sent once');
@@ -13,7 +19,11 @@ function assertBudgetStop(run: TurnRun, expected: { kind: string; limit: number;
   if (expected.observed !== undefined) assert.equal(exceeded[0]?.observed, expected.observed);
   assert.ok((exceeded[0]?.observed as number) > expected.limit);
   // the partial tree is kept, every node final, and the turn still gets its cost summary
-  for (const node of nodes(run)) assert.ok(FINAL_NODE_STATUSES.includes(node.status as NodeStatus), `${node.id} is ${node.status}`);
+  for (const node of nodes(run))
+    assert.ok(
+      FINAL_NODE_STATUSES.includes(node.status as NodeStatus),
+      `${node.id} is ${node.status}`,
+    );
   assert.equal(nodes(run)[0]?.status, 'error');
   assert.equal(run.sink.of(Methods.CostSummary).length, 1);
 }
@@ -21,12 +31,23 @@ function assertBudgetStop(run: TurnRun, expected: { kind: string; limit: number;
 describe('TurnBudget', () => {
   it('llm_calls: exceeding ends the turn, keeping partial text and tree', async () => {
     const run = await runTurn(
-      script({ '*': [{ text: 'Looking at memory first.', toolCalls: [{ name: 'memory_list' }] }, { text: 'never' }] }),
+      script({
+        '*': [
+          { text: 'Looking at memory first.', toolCalls: [{ name: 'memory_list' }] },
+          { text: 'never' },
+        ],
+      }),
       { budgets: { maxLlmCalls: 1 } },
     );
     assertBudgetStop(run, { kind: 'llm_calls', limit: 1, observed: 2 });
     assert.equal(run.result.text, 'Looking at memory first.');
-    assert.deepEqual(nodes(run).map((n) => [n.name, n.status]), [['turn', 'error'], ['memory_list', 'done']]);
+    assert.deepEqual(
+      nodes(run).map((n) => [n.name, n.status]),
+      [
+        ['turn', 'error'],
+        ['memory_list', 'done'],
+      ],
+    );
   });
 
   it('tool_calls: the call over the limit is refused and the turn ends', async () => {
@@ -46,7 +67,10 @@ describe('TurnBudget', () => {
 
   it('subtasks: one spawn too many ends the turn', async () => {
     const run = await runTurn(
-      script({ '*': [{ toolCalls: [subtask('a', 'job a'), subtask('b', 'job b')] }, { text: 'never' }], 'job ': [{ delayMs: 200, text: 'x' }] }),
+      script({
+        '*': [{ toolCalls: [subtask('a', 'job a'), subtask('b', 'job b')] }, { text: 'never' }],
+        'job ': [{ delayMs: 200, text: 'x' }],
+      }),
       { budgets: { maxSubtasks: 1 } },
     );
     assertBudgetStop(run, { kind: 'subtasks', limit: 1, observed: 2 });
@@ -55,17 +79,25 @@ describe('TurnBudget', () => {
 
   it('wall_clock_ms: a long tool is stopped at the limit', async () => {
     const spans: Span[] = [];
-    const run = await runTurn(script({ '*': [{ toolCalls: [{ name: 'sleep', arguments: { ms: 10_000 } }] }, { text: 'never' }] }), {
-      tools: [sleepTool(spans, { ignoreAbort: true })],
-      budgets: { maxWallClockMs: 150 },
-    });
+    const run = await runTurn(
+      script({
+        '*': [{ toolCalls: [{ name: 'sleep', arguments: { ms: 10_000 } }] }, { text: 'never' }],
+      }),
+      {
+        tools: [sleepTool(spans, { ignoreAbort: true })],
+        budgets: { maxWallClockMs: 150 },
+      },
+    );
     assertBudgetStop(run, { kind: 'wall_clock_ms', limit: 150 });
     assert.ok(run.elapsedMs < 600, `returned after ${run.elapsedMs} ms`);
     assert.equal(nodes(run)[1]?.status, 'cancelled');
   });
 
   it('history_tokens: a request that cannot fit ends the turn before the call', async () => {
-    const run = await runTurn(script({ '*': [{ text: 'never' }] }), { text: 'x'.repeat(4000), budgets: { maxHistoryTokens: 500 } });
+    const run = await runTurn(script({ '*': [{ text: 'never' }] }), {
+      text: 'x'.repeat(4000),
+      budgets: { maxHistoryTokens: 500 },
+    });
     assertBudgetStop(run, { kind: 'history_tokens', limit: 500 });
     assert.equal(run.provider.requests.length, 0);
   });
@@ -82,15 +114,24 @@ describe('TurnBudget', () => {
       budgets: { maxHistoryTokens: 1200 },
     });
     assert.equal(run.result.stopReason, 'end_turn');
-    assert.deepEqual(run.provider.requests[0]?.messages.map((m) => m.content), ['recent question', 'recent answer', 'hello']);
+    assert.deepEqual(
+      run.provider.requests[0]?.messages.map((m) => m.content),
+      ['recent question', 'recent answer', 'hello'],
+    );
   });
 
   it('is one budget for the whole turn: a limit hit inside a subtask ends every loop', async () => {
     const spans: Span[] = [];
     const run = await runTurn(
       script({
-        '*': [{ toolCalls: [subtask('slow', 'slow job'), subtask('greedy', 'greedy job')] }, { text: 'never' }],
-        'slow job': [{ toolCalls: [{ name: 'sleep', arguments: { ms: 5000 } }] }, { text: 'never' }],
+        '*': [
+          { toolCalls: [subtask('slow', 'slow job'), subtask('greedy', 'greedy job')] },
+          { text: 'never' },
+        ],
+        'slow job': [
+          { toolCalls: [{ name: 'sleep', arguments: { ms: 5000 } }] },
+          { text: 'never' },
+        ],
         'greedy job': [
           { delayMs: 50, toolCalls: [{ name: 'memory_list' }] },
           { toolCalls: [{ name: 'memory_list' }] },
@@ -101,9 +142,16 @@ describe('TurnBudget', () => {
     );
     assertBudgetStop(run, { kind: 'llm_calls', limit: 4, observed: 5 });
     assert.ok(run.elapsedMs < 1000, 'the slow sibling was stopped');
-    const statuses = Object.fromEntries(nodes(run).filter((n) => n.kind === 'subtask').map((n) => [n.title, n.status]));
+    const statuses = Object.fromEntries(
+      nodes(run)
+        .filter((n) => n.kind === 'subtask')
+        .map((n) => [n.title, n.status]),
+    );
     // the node where the limit was hit is an error; its sibling was cancelled
     assert.deepEqual(statuses, { slow: 'cancelled', greedy: 'error' });
-    assert.equal(run.sink.of(Methods.BudgetExceeded)[0]?.nodeId, nodes(run).find((n) => n.title === 'greedy')?.id);
+    assert.equal(
+      run.sink.of(Methods.BudgetExceeded)[0]?.nodeId,
+      nodes(run).find((n) => n.title === 'greedy')?.id,
+    );
   });
 });

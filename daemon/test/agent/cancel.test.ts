@@ -38,7 +38,9 @@ describe('cancellation', () => {
   it('while the provider waits (delayMs): returns promptly', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const run = await runTurn(script({ '*': [{ delayMs: 10_000, text: 'late' }] }), { signal: controller.signal });
+    const run = await runTurn(script({ '*': [{ delayMs: 10_000, text: 'late' }] }), {
+      signal: controller.signal,
+    });
     assert.equal(run.result.stopReason, 'cancelled');
     assert.ok(run.elapsedMs < 500, `took ${run.elapsedMs} ms`);
   });
@@ -49,15 +51,27 @@ describe('cancellation', () => {
       const spans: Span[] = [];
       const run = await runTurn(
         script({
-          '*': [{ toolCalls: [{ name: 'sleep', arguments: { ms: 10_000 } }, { name: 'run_subtask', arguments: { title: 't', instructions: 'nested job' } }] }],
+          '*': [
+            {
+              toolCalls: [
+                { name: 'sleep', arguments: { ms: 10_000 } },
+                { name: 'run_subtask', arguments: { title: 't', instructions: 'nested job' } },
+              ],
+            },
+          ],
           'nested job': [{ toolCalls: [{ name: 'sleep', arguments: { ms: 10_000 } }] }],
         }),
         {
           tools: [sleepTool(spans, { ignoreAbort })],
           signal: controller.signal,
           onEvent: (event, sink) => {
-            const running = sink.of(Methods.TreeUpdate).flatMap((p) => p.nodes as { name: string; depth: number; status: string }[]);
-            if (event.method === Methods.TreeUpdate.method && running.some((n) => n.name === 'sleep' && n.depth === 1 && n.status === 'running')) {
+            const running = sink
+              .of(Methods.TreeUpdate)
+              .flatMap((p) => p.nodes as { name: string; depth: number; status: string }[]);
+            if (
+              event.method === Methods.TreeUpdate.method &&
+              running.some((n) => n.name === 'sleep' && n.depth === 1 && n.status === 'running')
+            ) {
               setTimeout(() => controller.abort(), 20);
             }
           },
@@ -67,7 +81,12 @@ describe('cancellation', () => {
       assert.ok(run.elapsedMs < 1000, `took ${run.elapsedMs} ms`);
       assert.deepEqual(
         nodes(run).map((n) => [n.kind, n.status]),
-        [['turn', 'cancelled'], ['tool', 'cancelled'], ['subtask', 'cancelled'], ['tool', 'cancelled']],
+        [
+          ['turn', 'cancelled'],
+          ['tool', 'cancelled'],
+          ['subtask', 'cancelled'],
+          ['tool', 'cancelled'],
+        ],
       );
       assert.equal(spans.length, 0);
       assert.equal(run.result.error, undefined, 'a cancel is not a crash');

@@ -4,11 +4,16 @@
  * descriptor's zod schema (the session's sessionId/seq stamped on, as on the wire).
  */
 import { performance } from 'node:perf_hooks';
-import type { NotificationDescriptor, Script } from '@arbor/protocol';
+import { Script, type NotificationDescriptor } from '@arbor/protocol';
 import { z } from 'zod';
 import { DEFAULT_BUDGET_LIMITS, type BudgetLimits } from '../../src/agent/budgetLimits.js';
 import { createTurnRunner, type AgentOptions } from '../../src/agent/index.js';
-import type { HistoryMessage, SessionEventParams, SessionEventSink, TurnResult } from '../../src/agent/turnRunner.js';
+import type {
+  HistoryMessage,
+  SessionEventParams,
+  SessionEventSink,
+  TurnResult,
+} from '../../src/agent/turnRunner.js';
 import type { Provider, ProviderEvent, ProviderRequest } from '../../src/providers/provider.js';
 import { ScriptedProvider, type ScriptedProviderOptions } from '../../src/providers/scripted.js';
 import { defineTool, type Tool } from '../../src/tools/tool.js';
@@ -88,13 +93,18 @@ export interface TurnRun {
   elapsedMs: number;
 }
 
-export function script(conversations: Script['conversations']): Script {
-  return { version: 1, conversations };
+/** A script from its conversations, validated like a script file. */
+export function script(conversations: z.input<typeof Script>['conversations']): Script {
+  return Script.parse({ version: 1, conversations });
 }
 
 export async function runTurn(turnScript: Script, options: TurnOptions = {}): Promise<TurnRun> {
   const provider = new RecordingProvider(
-    options.provider ?? new ScriptedProvider(turnScript, options.capabilities ? { capabilities: options.capabilities } : {}),
+    options.provider ??
+      new ScriptedProvider(
+        turnScript,
+        options.capabilities ? { capabilities: options.capabilities } : {},
+      ),
   );
   const runner = createTurnRunner({
     budgets: { ...DEFAULT_BUDGET_LIMITS, ...options.budgets },
@@ -142,7 +152,10 @@ export interface Span {
 }
 
 /** Test-only tools: sleep (optionally locked or exclusive), throw, big output. */
-export function sleepTool(spans: Span[], options: { name?: string; lock?: string; parallelSafe?: boolean; ignoreAbort?: boolean } = {}): Tool {
+export function sleepTool(
+  spans: Span[],
+  options: { name?: string; lock?: string; parallelSafe?: boolean; ignoreAbort?: boolean } = {},
+): Tool {
   const name = options.name ?? 'sleep';
   return defineTool({
     name,
@@ -178,14 +191,27 @@ export const bigTool = defineTool({
   execute: ({ bytes }) => 'x'.repeat(bytes),
 }) as Tool;
 
-export type TreeNode = { id: string; parentId: string | null; kind: string; name: string; status: string; depth: number } & Record<string, unknown>;
+export type TreeNode = {
+  id: string;
+  parentId: string | null;
+  kind: string;
+  name: string;
+  status: string;
+  depth: number;
+} & Record<string, unknown>;
 
 export function nodes(run: TurnRun): TreeNode[] {
   return run.result.tree.nodes as TreeNode[];
 }
 
-export function toolMessages(request: ProviderRequest): { name: string; content: string; isError?: boolean }[] {
-  return request.messages.filter((m) => m.role === 'tool') as { name: string; content: string; isError?: boolean }[];
+export function toolMessages(
+  request: ProviderRequest,
+): { name: string; content: string; isError?: boolean }[] {
+  return request.messages.filter((m) => m.role === 'tool') as {
+    name: string;
+    content: string;
+    isError?: boolean;
+  }[];
 }
 
 /** Most spans running at the same instant. */

@@ -1,11 +1,29 @@
 import assert from 'node:assert/strict';
 import { Methods } from '@arbor/protocol';
-import { TURN_ID, bigTool, maxConcurrency, nodes, runTurn, script, sleepTool, throwTool, toolMessages, type Span } from './harness.js';
+import {
+  TURN_ID,
+  bigTool,
+  maxConcurrency,
+  nodes,
+  runTurn,
+  script,
+  sleepTool,
+  throwTool,
+  toolMessages,
+  type Span,
+} from './harness.js';
 
 describe('agent loop', () => {
   it('answers directly without tools: chunks on the turn node, end_turn, one LLM call', async () => {
     const run = await runTurn(
-      script({ hello: [{ text: 'Hi there, how can I help you today?', usage: { inputTokens: 10, outputTokens: 7 } }] }),
+      script({
+        hello: [
+          {
+            text: 'Hi there, how can I help you today?',
+            usage: { inputTokens: 10, outputTokens: 7 },
+          },
+        ],
+      }),
     );
     assert.equal(run.result.stopReason, 'end_turn');
     assert.equal(run.result.text, 'Hi there, how can I help you today?');
@@ -13,12 +31,21 @@ describe('agent loop', () => {
     assert.deepEqual(run.result.usage, { inputTokens: 10, outputTokens: 7 });
     assert.equal(run.provider.requests.length, 1);
     assert.ok((run.provider.requests[0]?.tools?.length ?? 0) > 0, 'tools are offered');
-    assert.deepEqual(nodes(run).map((n) => [n.kind, n.status]), [['turn', 'done']]);
+    assert.deepEqual(
+      nodes(run).map((n) => [n.kind, n.status]),
+      [['turn', 'done']],
+    );
     const cost = run.sink.of(Methods.CostSummary);
     assert.equal(cost.length, 1);
     assert.equal(cost[0]?.cost, null);
     assert.deepEqual(cost[0]?.byModel, [
-      { provider: 'scripted', model: 'scripted:test', calls: 1, usage: { inputTokens: 10, outputTokens: 7 }, cost: null },
+      {
+        provider: 'scripted',
+        model: 'scripted:test',
+        calls: 1,
+        usage: { inputTokens: 10, outputTokens: 7 },
+        cost: null,
+      },
     ]);
     // cost/summary is the last event of the turn
     assert.equal(run.sink.events.at(-1)?.method, Methods.CostSummary.method);
@@ -35,7 +62,9 @@ describe('agent loop', () => {
   it('runs parallel-safe tools concurrently (timestamps overlap)', async () => {
     const spans: Span[] = [];
     const calls = ['a', 'b', 'c', 'd'].map((id) => ({ name: 'sleep', arguments: { ms: 150, id } }));
-    const run = await runTurn(script({ '*': [{ toolCalls: calls }, { text: 'done' }] }), { tools: [sleepTool(spans)] });
+    const run = await runTurn(script({ '*': [{ toolCalls: calls }, { text: 'done' }] }), {
+      tools: [sleepTool(spans)],
+    });
     assert.equal(run.result.stopReason, 'end_turn');
     assert.equal(spans.length, 4);
     const latestStart = Math.max(...spans.map((s) => s.start));
@@ -61,8 +90,12 @@ describe('agent loop', () => {
       tools: [sleepTool(spans, { name: 'locked', lock: 'fs' })],
     });
     assert.equal(run.result.stopReason, 'end_turn');
-    assert.deepEqual(spans.map((s) => s.id), ['1', '2', '3']);
-    for (let i = 1; i < spans.length; i++) assert.ok(spans[i]!.start >= spans[i - 1]!.end, 'no overlap');
+    assert.deepEqual(
+      spans.map((s) => s.id),
+      ['1', '2', '3'],
+    );
+    for (let i = 1; i < spans.length; i++)
+      assert.ok(spans[i]!.start >= spans[i - 1]!.end, 'no overlap');
   });
 
   it('turns a throwing tool into an error result and leaves its siblings intact', async () => {
@@ -70,7 +103,13 @@ describe('agent loop', () => {
     const run = await runTurn(
       script({
         '*': [
-          { toolCalls: [{ name: 'sleep', arguments: { ms: 20, id: 'x' } }, { name: 'explode' }, { name: 'sleep', arguments: { ms: 20, id: 'y' } }] },
+          {
+            toolCalls: [
+              { name: 'sleep', arguments: { ms: 20, id: 'x' } },
+              { name: 'explode' },
+              { name: 'sleep', arguments: { ms: 20, id: 'y' } },
+            ],
+          },
           { text: 'recovered' },
         ],
       }),
@@ -79,9 +118,21 @@ describe('agent loop', () => {
     assert.equal(run.result.stopReason, 'end_turn');
     assert.equal(run.result.text, 'recovered');
     const results = toolMessages(run.provider.requests[1]!);
-    assert.deepEqual(results.map((r) => [r.name, r.isError]), [['sleep', false], ['explode', true], ['sleep', false]]);
+    assert.deepEqual(
+      results.map((r) => [r.name, r.isError]),
+      [
+        ['sleep', false],
+        ['explode', true],
+        ['sleep', false],
+      ],
+    );
     assert.match(results[1]!.content, /kaboom/);
-    assert.deepEqual(nodes(run).filter((n) => n.kind === 'tool').map((n) => n.status), ['done', 'error', 'done']);
+    assert.deepEqual(
+      nodes(run)
+        .filter((n) => n.kind === 'tool')
+        .map((n) => n.status),
+      ['done', 'error', 'done'],
+    );
   });
 
   it('answers an unknown tool or invalid arguments with an error result the model can correct', async () => {
@@ -106,23 +157,34 @@ describe('agent loop', () => {
   });
 
   it('truncates a result over maxToolResultBytes with a marker', async () => {
-    const run = await runTurn(script({ '*': [{ toolCalls: [{ name: 'big', arguments: { bytes: 5000 } }] }, { text: 'ok' }] }), {
-      tools: [bigTool],
-      budgets: { maxToolResultBytes: 1000 },
-    });
+    const run = await runTurn(
+      script({
+        '*': [{ toolCalls: [{ name: 'big', arguments: { bytes: 5000 } }] }, { text: 'ok' }],
+      }),
+      {
+        tools: [bigTool],
+        budgets: { maxToolResultBytes: 1000 },
+      },
+    );
     const [result] = toolMessages(run.provider.requests[1]!);
     assert.ok(Buffer.byteLength(result!.content) <= 1000);
-    assert.match(result!.content, /\[truncated by Arbor: the result was 5000 bytes, over the 1000-byte limit\]$/);
+    assert.match(
+      result!.content,
+      /\[truncated by Arbor: the result was 5000 bytes, over the 1000-byte limit\]$/,
+    );
     assert.ok(((nodes(run)[1]?.resultPreview as string) ?? '').length <= 500);
   });
 
   it('on iteration overflow makes the last call without tools and stops with max_iterations', async () => {
     const spans: Span[] = [];
     const again = { toolCalls: [{ name: 'sleep', arguments: { ms: 1 } }] };
-    const run = await runTurn(script({ '*': [again, again, { text: 'Final answer.', ...again }] }), {
-      tools: [sleepTool(spans)],
-      budgets: { maxIterationsPerLevel: 3 },
-    });
+    const run = await runTurn(
+      script({ '*': [again, again, { text: 'Final answer.', ...again }] }),
+      {
+        tools: [sleepTool(spans)],
+        budgets: { maxIterationsPerLevel: 3 },
+      },
+    );
     assert.equal(run.result.stopReason, 'max_iterations');
     assert.equal(run.provider.requests.length, 3);
     assert.ok((run.provider.requests[1]?.tools?.length ?? 0) > 0);
@@ -132,9 +194,12 @@ describe('agent loop', () => {
   });
 
   it('degrades to plain chat when the provider has no tool support', async () => {
-    const run = await runTurn(script({ '*': [{ text: 'plain', toolCalls: [{ name: 'memory_list' }] }] }), {
-      capabilities: { tools: false },
-    });
+    const run = await runTurn(
+      script({ '*': [{ text: 'plain', toolCalls: [{ name: 'memory_list' }] }] }),
+      {
+        capabilities: { tools: false },
+      },
+    );
     assert.equal(run.result.stopReason, 'end_turn');
     assert.equal(run.provider.requests[0]?.tools, undefined);
     assert.equal(nodes(run).length, 1);
@@ -143,11 +208,24 @@ describe('agent loop', () => {
   it('runs one tool per model turn when the provider has no parallel tool calls', async () => {
     const spans: Span[] = [];
     const run = await runTurn(
-      script({ '*': [{ toolCalls: [{ name: 'sleep', arguments: { ms: 1, id: 'a' } }, { name: 'sleep', arguments: { ms: 1, id: 'b' } }] }, { text: 'ok' }] }),
+      script({
+        '*': [
+          {
+            toolCalls: [
+              { name: 'sleep', arguments: { ms: 1, id: 'a' } },
+              { name: 'sleep', arguments: { ms: 1, id: 'b' } },
+            ],
+          },
+          { text: 'ok' },
+        ],
+      }),
       { tools: [sleepTool(spans)], capabilities: { parallelToolCalls: false } },
     );
     assert.equal(run.provider.requests[0]?.parallelToolCalls, false);
-    assert.deepEqual(spans.map((s) => s.id), ['a']);
+    assert.deepEqual(
+      spans.map((s) => s.id),
+      ['a'],
+    );
     const results = toolMessages(run.provider.requests[1]!);
     assert.equal(results.length, 2, 'every call is answered');
     assert.equal(results[1]?.isError, true);

@@ -8,12 +8,21 @@ import { DEFAULT_BUDGET_LIMITS } from '../../src/agent/budgetLimits.js';
 import { createTurnRunner } from '../../src/agent/index.js';
 import { ModelRefError, parseModelRef } from '../../src/providers/modelRef.js';
 import type { ProviderEvent, ProviderRequest } from '../../src/providers/provider.js';
-import { ScriptError, ScriptedProvider, findConversationKey, loadScriptFile } from '../../src/providers/scripted.js';
+import {
+  ScriptError,
+  ScriptedProvider,
+  findConversationKey,
+  loadScriptFile,
+} from '../../src/providers/scripted.js';
 import { RecordingSink, TURN_ID, nodes, runTurn, script } from './harness.js';
 
 const DEMO = join(dirname(fileURLToPath(import.meta.url)), '../../../examples/demo.script.json');
 
-async function collect(provider: ScriptedProvider, request: ProviderRequest, signal = new AbortController().signal): Promise<ProviderEvent[]> {
+async function collect(
+  provider: ScriptedProvider,
+  request: ProviderRequest,
+  signal = new AbortController().signal,
+): Promise<ProviderEvent[]> {
   const events: ProviderEvent[] = [];
   for await (const event of provider.stream(request, signal)) events.push(event);
   return events;
@@ -32,7 +41,10 @@ describe('scripted provider', () => {
 
   it('keys a loop by its first user message: exact, else the longest contained key, else *', () => {
     assert.equal(findConversationKey(keyed, 'fix the bug'), 'fix the bug');
-    assert.equal(findConversationKey(keyed, 'please fix the bug in parser.ts'), 'the bug in parser');
+    assert.equal(
+      findConversationKey(keyed, 'please fix the bug in parser.ts'),
+      'the bug in parser',
+    );
     assert.equal(findConversationKey(keyed, 'a bug'), 'bug');
     assert.equal(findConversationKey(keyed, 'something else'), '*');
     assert.equal(findConversationKey(script({ a: [] }), 'zzz'), undefined);
@@ -40,12 +52,23 @@ describe('scripted provider', () => {
 
   it('streams text in several chunks, then tool calls, usage and the stop reason', async () => {
     const provider = new ScriptedProvider(
-      script({ '*': [{ text: 'This answer is long enough to be split up.', toolCalls: [{ name: 't', arguments: { a: 1 } }], usage: { inputTokens: 3, outputTokens: 4 } }] }),
+      script({
+        '*': [
+          {
+            text: 'This answer is long enough to be split up.',
+            toolCalls: [{ name: 't', arguments: { a: 1 } }],
+            usage: { inputTokens: 3, outputTokens: 4 },
+          },
+        ],
+      }),
     );
     const events = await collect(provider, ask('hi'));
     const texts = events.filter((e) => e.type === 'text');
     assert.ok(texts.length >= 2);
-    assert.equal(texts.map((e) => (e.type === 'text' ? e.text : '')).join(''), 'This answer is long enough to be split up.');
+    assert.equal(
+      texts.map((e) => (e.type === 'text' ? e.text : '')).join(''),
+      'This answer is long enough to be split up.',
+    );
     assert.deepEqual(events.slice(texts.length), [
       { type: 'tool_call', call: { id: 'call_0_0', name: 't', arguments: { a: 1 } } },
       { type: 'usage', usage: { inputTokens: 3, outputTokens: 4 } },
@@ -57,9 +80,16 @@ describe('scripted provider', () => {
     const provider = new ScriptedProvider(script({ '*': [{ text: 'first' }, { text: 'second' }] }));
     const again = await collect(
       provider,
-      ask('q', { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'first' }, { role: 'tool', toolCallId: 'x', name: 't', content: 'r' }] }),
+      ask('q', {
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'assistant', content: 'first' },
+          { role: 'tool', toolCallId: 'x', name: 't', content: 'r' },
+        ],
+      }),
     );
-    const text = (events: ProviderEvent[]) => events.map((e) => (e.type === 'text' ? e.text : '')).join('');
+    const text = (events: ProviderEvent[]) =>
+      events.map((e) => (e.type === 'text' ? e.text : '')).join('');
     assert.equal(text(again), 'second');
     // a fresh loop with the same key starts at the beginning again
     assert.equal(text(await collect(provider, ask('q'))), 'first');
@@ -85,19 +115,39 @@ describe('scripted provider', () => {
     const dir = mkdtempSync(join(tmpdir(), 'arbor-script-'));
     const notJson = join(dir, 'a.json');
     writeFileSync(notJson, '{ nope');
-    assert.throws(() => loadScriptFile(notJson), (e: unknown) => e instanceof ScriptError && /not valid JSON/.test(e.message));
+    assert.throws(
+      () => loadScriptFile(notJson),
+      (e: unknown) => e instanceof ScriptError && /not valid JSON/.test(e.message),
+    );
     const badShape = join(dir, 'b.json');
-    writeFileSync(badShape, JSON.stringify({ version: 2, conversations: { '*': [{ delayMs: -1 }] } }));
-    assert.throws(() => loadScriptFile(badShape), (e: unknown) => e instanceof ScriptError && /version/.test(e.message));
+    writeFileSync(
+      badShape,
+      JSON.stringify({ version: 2, conversations: { '*': [{ delayMs: -1 }] } }),
+    );
+    assert.throws(
+      () => loadScriptFile(badShape),
+      (e: unknown) => e instanceof ScriptError && /version/.test(e.message),
+    );
     assert.throws(() => loadScriptFile(join(dir, 'missing.json')), /cannot read script file/);
     assert.throws(
-      () => createTurnRunner({ budgets: DEFAULT_BUDGET_LIMITS, defaultModel: undefined, scriptPath: badShape, log: () => undefined }),
+      () =>
+        createTurnRunner({
+          budgets: DEFAULT_BUDGET_LIMITS,
+          defaultModel: undefined,
+          scriptPath: badShape,
+          log: () => undefined,
+        }),
       ScriptError,
     );
   });
 
   it('runs the demo script from examples/ end to end through scriptPath', async () => {
-    const runner = createTurnRunner({ budgets: DEFAULT_BUDGET_LIMITS, defaultModel: undefined, scriptPath: DEMO, log: () => undefined });
+    const runner = createTurnRunner({
+      budgets: DEFAULT_BUDGET_LIMITS,
+      defaultModel: undefined,
+      scriptPath: DEMO,
+      log: () => undefined,
+    });
     const sink = new RecordingSink();
     const result = await runner.run({
       sessionId: 's',
@@ -123,7 +173,12 @@ describe('scripted provider', () => {
   });
 
   it('serves turns whose request carries a script; other models resolve through provider factories', async () => {
-    const runner = createTurnRunner({ budgets: DEFAULT_BUDGET_LIMITS, defaultModel: undefined, scriptPath: undefined, log: () => undefined });
+    const runner = createTurnRunner({
+      budgets: DEFAULT_BUDGET_LIMITS,
+      defaultModel: undefined,
+      scriptPath: undefined,
+      log: () => undefined,
+    });
     const turn = (model: string | undefined, turnScript: Script | undefined) =>
       runner.run({
         sessionId: 's',
@@ -140,7 +195,10 @@ describe('scripted provider', () => {
     const scripted = await turn('openai:gpt-4.1', script({ '*': [{ text: 'scripted answer' }] }));
     assert.deepEqual([scripted.stopReason, scripted.text], ['end_turn', 'scripted answer']);
     const noFactory = await turn('openai:gpt-4.1', undefined);
-    assert.deepEqual([noFactory.stopReason, noFactory.error], ['error', 'provider "openai" is not available in this build']);
+    assert.deepEqual(
+      [noFactory.stopReason, noFactory.error],
+      ['error', 'provider "openai" is not available in this build'],
+    );
     const malformed = await turn('gpt-4.1', undefined);
     assert.equal(malformed.stopReason, 'error');
     assert.match(malformed.error ?? '', /provider:model/);
@@ -150,7 +208,10 @@ describe('scripted provider', () => {
 describe('model strings', () => {
   it('parses provider:model and local:name@url', () => {
     assert.deepEqual(parseModelRef('openai:gpt-4.1'), { provider: 'openai', model: 'gpt-4.1' });
-    assert.deepEqual(parseModelRef('anthropic:claude-sonnet-4:thinking'), { provider: 'anthropic', model: 'claude-sonnet-4:thinking' });
+    assert.deepEqual(parseModelRef('anthropic:claude-sonnet-4:thinking'), {
+      provider: 'anthropic',
+      model: 'claude-sonnet-4:thinking',
+    });
     assert.deepEqual(parseModelRef('local:qwen2.5-coder@http://127.0.0.1:11434/v1'), {
       provider: 'local',
       model: 'qwen2.5-coder',
@@ -159,7 +220,15 @@ describe('model strings', () => {
   });
 
   it('rejects malformed strings and unknown providers', () => {
-    for (const bad of ['gpt-4', 'openai:', ':x', 'acme:model', 'local:qwen', 'local:qwen@notaurl', 'local:q@ftp://x']) {
+    for (const bad of [
+      'gpt-4',
+      'openai:',
+      ':x',
+      'acme:model',
+      'local:qwen',
+      'local:qwen@notaurl',
+      'local:q@ftp://x',
+    ]) {
       assert.throws(() => parseModelRef(bad), ModelRefError, bad);
     }
   });

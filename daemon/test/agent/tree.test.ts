@@ -1,23 +1,45 @@
 import assert from 'node:assert/strict';
-import { ExecutionTreeSnapshot, FINAL_NODE_STATUSES, Methods, PREVIEW_MAX_CHARS, type NodeStatus } from '@arbor/protocol';
+import {
+  ExecutionTreeSnapshot,
+  FINAL_NODE_STATUSES,
+  Methods,
+  PREVIEW_MAX_CHARS,
+  type NodeStatus,
+} from '@arbor/protocol';
 import { TURN_ID, nodes, runTurn, script, sleepTool, type Span, type TreeNode } from './harness.js';
 
-const subtask = (title: string, instructions: string) => ({ name: 'run_subtask', arguments: { title, instructions } });
+const subtask = (title: string, instructions: string) => ({
+  name: 'run_subtask',
+  arguments: { title, instructions },
+});
 const usage = (inputTokens: number, outputTokens: number) => ({ inputTokens, outputTokens });
 
 /** Root -> 2 parallel subtasks -> each 2 parallel subtasks -> each a tool call. */
 function nestedScript() {
   return script({
     '*': [
-      { text: 'Splitting the work.', toolCalls: [subtask('A', 'branch A'), subtask('B', 'branch B')], usage: usage(100, 10) },
+      {
+        text: 'Splitting the work.',
+        toolCalls: [subtask('A', 'branch A'), subtask('B', 'branch B')],
+        usage: usage(100, 10),
+      },
       { text: 'All done.', usage: usage(200, 20) },
     ],
     'branch ': [
-      { toolCalls: [subtask('leaf 1', 'leaf job 1'), subtask('leaf 2', 'leaf job 2')], usage: usage(10, 1) },
+      {
+        toolCalls: [subtask('leaf 1', 'leaf job 1'), subtask('leaf 2', 'leaf job 2')],
+        usage: usage(10, 1),
+      },
       { text: 'branch finished', usage: usage(20, 2) },
     ],
     'leaf job': [
-      { toolCalls: [{ name: 'sleep', arguments: { ms: 30 } }, { name: 'memory_read', arguments: { key: 'missing' } }], usage: usage(1, 1) },
+      {
+        toolCalls: [
+          { name: 'sleep', arguments: { ms: 30 } },
+          { name: 'memory_read', arguments: { key: 'missing' } },
+        ],
+        usage: usage(1, 1),
+      },
       { text: 'leaf finished', usage: usage(2, 2) },
     ],
   });
@@ -38,7 +60,11 @@ describe('execution tree', () => {
     for (const event of run.sink.events) {
       if (event.method === Methods.TreeUpdate.method) {
         for (const node of event.params.nodes as TreeNode[]) {
-          if (node.parentId !== null) assert.ok(announced.has(node.parentId), `${node.id} before its parent ${node.parentId}`);
+          if (node.parentId !== null)
+            assert.ok(
+              announced.has(node.parentId),
+              `${node.id} before its parent ${node.parentId}`,
+            );
           announced.add(node.id);
         }
       } else if (event.method === Methods.ChatChunk.method) {
@@ -52,12 +78,17 @@ describe('execution tree', () => {
     const byId = new Map(all.map((n) => [n.id, n]));
     const seen = new Set<string>();
     for (const node of all) {
-      if (node.parentId !== null) assert.ok(seen.has(node.parentId), 'snapshot lists parents first');
+      if (node.parentId !== null)
+        assert.ok(seen.has(node.parentId), 'snapshot lists parents first');
       seen.add(node.id);
       assert.ok(FINAL_NODE_STATUSES.includes(node.status as NodeStatus));
       if (node.kind !== 'turn') {
         const parent = byId.get(node.parentId!)!;
-        assert.equal(node.depth, parent.kind === 'turn' ? 0 : parent.depth + 1, `depth of ${node.id}`);
+        assert.equal(
+          node.depth,
+          parent.kind === 'turn' ? 0 : parent.depth + 1,
+          `depth of ${node.id}`,
+        );
         assert.equal(typeof node.durationMs, 'number');
         assert.equal(typeof node.startedAt, 'string');
       }
@@ -84,8 +115,10 @@ describe('execution tree', () => {
     const leaf = usage(1 + 2, 1 + 2);
     const branch = usage(10 + 20 + 2 * leaf.inputTokens, 1 + 2 + 2 * leaf.outputTokens);
     const turn = usage(100 + 200 + 2 * branch.inputTokens, 10 + 20 + 2 * branch.outputTokens);
-    for (const node of all.filter((n) => n.title?.toString().startsWith('leaf'))) assert.deepEqual(node.usage, leaf);
-    for (const node of all.filter((n) => n.title === 'A' || n.title === 'B')) assert.deepEqual(node.usage, branch);
+    for (const node of all.filter((n) => n.title?.toString().startsWith('leaf')))
+      assert.deepEqual(node.usage, leaf);
+    for (const node of all.filter((n) => n.title === 'A' || n.title === 'B'))
+      assert.deepEqual(node.usage, branch);
     assert.deepEqual(all[0]?.usage, turn);
     assert.deepEqual(run.result.usage, turn);
     assert.equal(all.find((n) => n.kind === 'tool')?.usage, undefined, 'tools spend no tokens');
@@ -104,7 +137,20 @@ describe('execution tree', () => {
 
   it('cuts previews to PREVIEW_MAX_CHARS', async () => {
     const long = 'z'.repeat(2000);
-    const run = await runTurn(script({ '*': [{ toolCalls: [{ name: 'memory_write', arguments: { key: 'k', value: long } }, { name: 'memory_read', arguments: { key: 'nope' } }] }, { toolCalls: [{ name: 'memory_read', arguments: { key: 'k' } }] }, { text: 'ok' }] }));
+    const run = await runTurn(
+      script({
+        '*': [
+          {
+            toolCalls: [
+              { name: 'memory_write', arguments: { key: 'k', value: long } },
+              { name: 'memory_read', arguments: { key: 'nope' } },
+            ],
+          },
+          { toolCalls: [{ name: 'memory_read', arguments: { key: 'k' } }] },
+          { text: 'ok' },
+        ],
+      }),
+    );
     for (const node of nodes(run)) {
       assert.ok(((node.argsPreview as string | undefined) ?? '').length <= PREVIEW_MAX_CHARS);
       assert.ok(((node.resultPreview as string | undefined) ?? '').length <= PREVIEW_MAX_CHARS);

@@ -25,6 +25,8 @@ export interface Received {
 export interface TestClient {
   rpc: MessageConnection;
   events: Received[];
+  // Results are loose here: each test validates them against the descriptor's schema.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   request<D extends { method: string }>(descriptor: D, params?: unknown): Promise<any>;
   eventsOf(descriptor: NotificationDescriptor): Record<string, unknown>[];
   close(): void;
@@ -36,13 +38,15 @@ export interface InMemoryDaemon {
   connect(options?: { initialize?: boolean; token?: string }): Promise<TestClient>;
 }
 
-export function inMemoryDaemon(options: {
-  runner?: TurnRunner | (() => Promise<TurnRunner>);
-  testing?: boolean;
-  maxMessageBytes?: number;
-  requiredToken?: string;
-  replayRetention?: number;
-} = {}): InMemoryDaemon {
+export function inMemoryDaemon(
+  options: {
+    runner?: TurnRunner | (() => Promise<TurnRunner>);
+    testing?: boolean;
+    maxMessageBytes?: number;
+    requiredToken?: string;
+    replayRetention?: number;
+  } = {},
+): InMemoryDaemon {
   const runner = options.runner ?? new FakeRunner();
   const sessions = new SessionManager({
     turnRunner: typeof runner === 'function' ? runner : () => Promise.resolve(runner),
@@ -74,7 +78,10 @@ export function inMemoryDaemon(options: {
         onClosed: () => resolveClosed(),
       });
       server.start();
-      const rpc = createMessageConnection(new StreamMessageReader(fromDaemon), new StreamMessageWriter(toDaemon));
+      const rpc = createMessageConnection(
+        new StreamMessageReader(fromDaemon),
+        new StreamMessageWriter(toDaemon),
+      );
       const events: Received[] = [];
       rpc.onNotification((method, params) => {
         events.push({ method, params: params as Record<string, unknown> });
@@ -84,8 +91,11 @@ export function inMemoryDaemon(options: {
         rpc,
         events,
         request: (descriptor, params) =>
-          params === undefined ? rpc.sendRequest(descriptor.method) : rpc.sendRequest(descriptor.method, params),
-        eventsOf: (descriptor) => events.filter((e) => e.method === descriptor.method).map((e) => e.params),
+          params === undefined
+            ? rpc.sendRequest(descriptor.method)
+            : rpc.sendRequest(descriptor.method, params),
+        eventsOf: (descriptor) =>
+          events.filter((e) => e.method === descriptor.method).map((e) => e.params),
         close: () => {
           rpc.dispose();
           toDaemon.end();
@@ -104,7 +114,11 @@ export function inMemoryDaemon(options: {
 /** A TurnRunner whose turns the test drives: emit events, then finish. */
 export class FakeRunner implements TurnRunner {
   readonly requests: TurnRequest[] = [];
-  private pending: { request: TurnRequest; finish: (result: TurnResult) => void; fail: (e: Error) => void }[] = [];
+  private pending: {
+    request: TurnRequest;
+    finish: (result: TurnResult) => void;
+    fail: (e: Error) => void;
+  }[] = [];
   /** When set, run() answers at once with this. */
   autoResult: ((request: TurnRequest) => TurnResult) | undefined;
 
@@ -138,14 +152,27 @@ export class FakeRunner implements TurnRunner {
   }
 }
 
-export function result(request: TurnRequest, stopReason: TurnResult['stopReason'], text: string): TurnResult {
+export function result(
+  request: TurnRequest,
+  stopReason: TurnResult['stopReason'],
+  text: string,
+): TurnResult {
   return {
     stopReason,
     text,
     usage: { inputTokens: 3, outputTokens: 5 },
     tree: {
       version: 1,
-      nodes: [{ id: `${request.turnId}-root`, parentId: null, kind: 'turn', name: 'turn', status: 'done', depth: 0 }],
+      nodes: [
+        {
+          id: `${request.turnId}-root`,
+          parentId: null,
+          kind: 'turn',
+          name: 'turn',
+          status: 'done',
+          depth: 0,
+        },
+      ],
     },
   };
 }

@@ -105,7 +105,8 @@ export class WireClient {
 
   async result(method: string, params?: unknown): Promise<Json> {
     const response = await this.request(method, params);
-    if (response['error']) throw new Error(`${method} failed: ${JSON.stringify(response['error'])}`);
+    if (response['error'])
+      throw new Error(`${method} failed: ${JSON.stringify(response['error'])}`);
     return response['result'] as Json;
   }
 
@@ -114,7 +115,9 @@ export class WireClient {
   }
 
   notifications(method?: string): Json[] {
-    return this.received.messages.filter((m) => 'method' in m && !('id' in m) && (!method || m['method'] === method));
+    return this.received.messages.filter(
+      (m) => 'method' in m && !('id' in m) && (!method || m['method'] === method),
+    );
   }
 
   takeId(): number {
@@ -163,7 +166,10 @@ export async function spawnSocketDaemon(listen: string, args: string[]): Promise
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const address = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line; stderr: ${stderr}`)), 10_000);
+    const timer = setTimeout(
+      () => reject(new Error(`no listening line; stderr: ${stderr}`)),
+      10_000,
+    );
     child.stderr!.on('data', (c: Buffer) => {
       stderr += c.toString();
       const match = /^arbor: listening on (\S+)$/m.exec(stderr);

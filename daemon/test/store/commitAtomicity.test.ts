@@ -26,11 +26,21 @@ describe('store: commitTurn is one transaction', () => {
       db.exec(`CREATE TRIGGER inject_failure BEFORE INSERT ON ${table}
                ${table === 'messages' ? "WHEN NEW.role = 'assistant'" : ''}
                BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
-      const rowsBefore = Object.fromEntries(['turns', 'messages', 'trees', 'turn_usage'].map((t) => [t, count(db, t)]));
+      const rowsBefore = Object.fromEntries(
+        ['turns', 'messages', 'trees', 'turn_usage'].map((t) => [t, count(db, t)]),
+      );
 
-      assert.throws(() => store.commitTurn(turnCommit('t1', { toolMessages: [{ content: 'tool output' }] })), /injected failure/);
+      assert.throws(
+        () => store.commitTurn(turnCommit('t1', { toolMessages: [{ content: 'tool output' }] })),
+        /injected failure/,
+      );
 
-      assert.deepEqual(Object.fromEntries(['turns', 'messages', 'trees', 'turn_usage'].map((t) => [t, count(db, t)])), rowsBefore);
+      assert.deepEqual(
+        Object.fromEntries(
+          ['turns', 'messages', 'trees', 'turn_usage'].map((t) => [t, count(db, t)]),
+        ),
+        rowsBefore,
+      );
       assert.equal(store.getTurn('t1')!.status, 'running');
       assert.equal(store.getTurn('t1')!.usage, undefined);
       assert.deepEqual(store.loadSession(sessionId), before);
@@ -40,7 +50,14 @@ describe('store: commitTurn is one transaction', () => {
       db.close();
       store.commitTurn(turnCommit('t1', { toolMessages: [{ content: 'tool output' }] }));
       const after = store.loadSession(sessionId)!;
-      assert.deepEqual(after.messages.map((m) => [m.role, m.status]), [['user', 'complete'], ['tool', 'complete'], ['assistant', 'complete']]);
+      assert.deepEqual(
+        after.messages.map((m) => [m.role, m.status]),
+        [
+          ['user', 'complete'],
+          ['tool', 'complete'],
+          ['assistant', 'complete'],
+        ],
+      );
       assert.equal(store.turnUsage('t1').length, 2);
     });
   }

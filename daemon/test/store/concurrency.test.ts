@@ -39,14 +39,20 @@ describe('store: concurrent writers', () => {
     const dir = scratchDir();
     const store = openStore(dir);
     const childTurns = 300;
-    const child = spawn(process.execPath, ['--import', 'tsx', writer, dir, String(childTurns), 'child'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', writer, dir, String(childTurns), 'child'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => resolve(code)),
+    );
     let done = false;
     void exited.then(() => (done = true));
 

@@ -28,7 +28,9 @@ async function runAndKill(dir: string, round: number): Promise<Reported> {
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.on('exit', (_code, signal) => resolve(signal)),
+  );
   const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   if (round % 4 === 0) {
@@ -36,7 +38,8 @@ async function runAndKill(dir: string, round: number): Promise<Reported> {
     await wait(Math.random() * 600);
   } else {
     const deadline = Date.now() + 15_000;
-    while (!/\nuser /.test(stdout) && Date.now() < deadline && child.exitCode === null) await wait(2);
+    while (!/\nuser /.test(stdout) && Date.now() < deadline && child.exitCode === null)
+      await wait(2);
     await wait(Math.random() * 150);
   }
   child.kill('SIGKILL');
@@ -71,21 +74,41 @@ describe('store: crash safety', () => {
 
       const db = rawDb(store.path);
       assert.equal(db.pragma('integrity_check', { simple: true }), 'ok', `round ${round}`);
-      assert.equal(db.pragma('foreign_key_check').length, 0, `round ${round}: dangling rows`);
+      assert.equal(
+        (db.pragma('foreign_key_check') as unknown[]).length,
+        0,
+        `round ${round}: dangling rows`,
+      );
       const hasMessage = db.prepare('SELECT 1 FROM messages WHERE id = ?').pluck();
       for (const id of reported.messageIds) {
         assert.equal(hasMessage.get(id), 1, `round ${round}: committed message ${id} is missing`);
       }
       messagesChecked += reported.messageIds.length;
-      assert.equal(db.prepare(`SELECT count(*) FROM turns WHERE status = 'running'`).pluck().get(), 0);
-      // Every commitTurn is whole: a finished turn has its answer, tree and usage.
       assert.equal(
-        db.prepare(`SELECT count(*) FROM turns t WHERE t.status = 'complete' AND NOT EXISTS (
-                      SELECT 1 FROM messages m JOIN trees tr ON tr.message_id = m.id
-                      WHERE m.turn_id = t.id AND m.role = 'assistant')`).pluck().get(),
+        db.prepare(`SELECT count(*) FROM turns WHERE status = 'running'`).pluck().get(),
         0,
       );
-      assert.equal(db.prepare(`SELECT count(*) FROM turns WHERE status = 'complete' AND id NOT IN (SELECT turn_id FROM turn_usage)`).pluck().get(), 0);
+      // Every commitTurn is whole: a finished turn has its answer, tree and usage.
+      assert.equal(
+        db
+          .prepare(
+            `SELECT count(*) FROM turns t WHERE t.status = 'complete' AND NOT EXISTS (
+                      SELECT 1 FROM messages m JOIN trees tr ON tr.message_id = m.id
+                      WHERE m.turn_id = t.id AND m.role = 'assistant')`,
+          )
+          .pluck()
+          .get(),
+        0,
+      );
+      assert.equal(
+        db
+          .prepare(
+            `SELECT count(*) FROM turns WHERE status = 'complete' AND id NOT IN (SELECT turn_id FROM turn_usage)`,
+          )
+          .pluck()
+          .get(),
+        0,
+      );
       db.close();
 
       const turnStatus = (turnId: string) => store.getTurn(turnId)?.status;
@@ -99,7 +122,10 @@ describe('store: crash safety', () => {
           assert.ok(interrupted.has(turnId));
           const session = store.getTurn(turnId)!.sessionId;
           const shown = store.loadSession(session)!.messages.filter((m) => m.turnId === turnId);
-          assert.deepEqual(shown.map((m) => [m.role, m.status]), [['user', 'interrupted']]);
+          assert.deepEqual(
+            shown.map((m) => [m.role, m.status]),
+            [['user', 'interrupted']],
+          );
         }
       }
       store.close();

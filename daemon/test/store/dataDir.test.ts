@@ -25,7 +25,12 @@ function openAsUnprivileged(dataDir: string): OpenOutcome {
       return { ok: true };
     } catch (error) {
       const e = error as Error;
-      return { ok: false, name: e.name, code: error instanceof StoreError ? error.code : undefined, message: e.message };
+      return {
+        ok: false,
+        name: e.name,
+        code: error instanceof StoreError ? error.code : undefined,
+        message: e.message,
+      };
     }
   }
   const child = spawnSync(process.execPath, ['--import', 'tsx', fixture, dataDir], {
@@ -79,7 +84,7 @@ describe('store: data dir and file modes', () => {
     store.close();
   });
 
-  it('uses WAL, foreign keys and a busy timeout', async () => {
+  it('uses WAL and enforces foreign keys', async () => {
     const store = openStore(scratchDir());
     const { default: Database } = await import('better-sqlite3');
     // The store's own connection settings, read through its file by a probe connection for WAL...
@@ -87,7 +92,10 @@ describe('store: data dir and file modes', () => {
     assert.equal(probe.pragma('journal_mode', { simple: true }), 'wal');
     probe.close();
     // ...and foreign keys through behaviour: a message for an unknown session is refused.
-    assert.throws(() => store.appendEvent('missing', 1, 'x', {}), (e: unknown) => e instanceof StoreError && e.code === 'not_found');
+    assert.throws(
+      () => store.appendEvent('missing', 1, 'x', {}),
+      (e: unknown) => e instanceof StoreError && e.code === 'not_found',
+    );
     store.close();
   });
 
@@ -134,6 +142,12 @@ describe('store: data dir and file modes', () => {
   it('a data dir path that is a file gives a StoreError', () => {
     const file = join(scratchDir(), 'not-a-dir');
     writeFileSync(file, '');
-    assert.throws(() => openStore(file), (e: unknown) => e instanceof StoreError && e.code === 'data_dir_unavailable' && /not a directory/.test(e.message));
+    assert.throws(
+      () => openStore(file),
+      (e: unknown) =>
+        e instanceof StoreError &&
+        e.code === 'data_dir_unavailable' &&
+        /not a directory/.test(e.message),
+    );
   });
 });

@@ -1,6 +1,12 @@
 /** The per-session event log: session/attach {sinceSeq} replays exactly what a client missed. */
 import { strict as assert } from 'node:assert';
-import { EVENT_PRUNE_BATCH, EVENT_RETENTION, openStore, type EventsSince, type Store } from '../../src/store/index.js';
+import {
+  EVENT_PRUNE_BATCH,
+  EVENT_RETENTION,
+  openStore,
+  type EventsSince,
+  type Store,
+} from '../../src/store/index.js';
 import { newSession, removeScratchDirs, scratchDir } from './helpers.js';
 
 function seqs(result: EventsSince): number[] | 'beyondRetention' {
@@ -17,16 +23,28 @@ describe('store: event log and replay', () => {
     assert.equal(store.lastSeq(a), 0);
     assert.deepEqual(store.eventsSince(a, 0), { events: [] });
     for (let seq = 1; seq <= 20; seq++) {
-      store.appendEvent(a, seq, 'chat/chunk', { sessionId: a, seq, text: `part ${seq}`, nested: { n: [seq] } });
+      store.appendEvent(a, seq, 'chat/chunk', {
+        sessionId: a,
+        seq,
+        text: `part ${seq}`,
+        nested: { n: [seq] },
+      });
       if (seq <= 5) store.appendEvent(b, seq, 'tree/update', { seq });
     }
     assert.equal(store.lastSeq(a), 20);
     assert.equal(store.lastSeq(b), 5);
     const replay = store.eventsSince(a, 17);
     assert.deepEqual(replay, {
-      events: [18, 19, 20].map((seq) => ({ seq, method: 'chat/chunk', params: { sessionId: a, seq, text: `part ${seq}`, nested: { n: [seq] } } })),
+      events: [18, 19, 20].map((seq) => ({
+        seq,
+        method: 'chat/chunk',
+        params: { sessionId: a, seq, text: `part ${seq}`, nested: { n: [seq] } },
+      })),
     });
-    assert.deepEqual(seqs(store.eventsSince(a, 0)), Array.from({ length: 20 }, (_, i) => i + 1));
+    assert.deepEqual(
+      seqs(store.eventsSince(a, 0)),
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
     assert.deepEqual(seqs(store.eventsSince(a, 20)), []);
     assert.deepEqual(seqs(store.eventsSince(b, 2)), [3, 4, 5]);
     store.close();
@@ -91,7 +109,10 @@ describe('store: event log and replay', () => {
     const id = store.createSession(newSession()).sessionId;
     store.appendEvent(id, 1, 'session/state', {});
     assert.throws(() => store.appendEvent(id, 1, 'session/state', {}), /Duplicate/);
-    assert.throws(() => store.appendEvent('no-such-session', 1, 'session/state', {}), /no longer exists/);
+    assert.throws(
+      () => store.appendEvent('no-such-session', 1, 'session/state', {}),
+      /no longer exists/,
+    );
     store.close();
   });
 });

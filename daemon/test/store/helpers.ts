@@ -20,7 +20,12 @@ export function removeScratchDirs(): void {
 }
 
 export function newSession(overrides: Partial<NewSession> = {}): NewSession {
-  return { workspaceRoot: '/work/project', permissionMode: 'default', chatContext: { kind: 'thread' }, ...overrides };
+  return {
+    workspaceRoot: '/work/project',
+    permissionMode: 'default',
+    chatContext: { kind: 'thread' },
+    ...overrides,
+  };
 }
 
 /** A valid tree: the turn node, then `size - 1` tool and subtask nodes nested up to depth 3. */
@@ -51,11 +56,28 @@ export function treeOf(size: number, turnId = 'turn'): ExecutionTreeSnapshot {
   return { version: 1, nodes };
 }
 
-export const usage: Usage = { inputTokens: 1200, outputTokens: 340, cachedInputTokens: 800, reasoningTokens: 40 };
+export const usage: Usage = {
+  inputTokens: 1200,
+  outputTokens: 340,
+  cachedInputTokens: 800,
+  reasoningTokens: 40,
+};
 
 export const byModel: ModelCost[] = [
-  { provider: 'openai', model: 'gpt-4.1', calls: 2, usage: { inputTokens: 1000, outputTokens: 300, cachedInputTokens: 800 }, cost: 0.0042 },
-  { provider: 'local', model: 'qwen2.5-coder', calls: 1, usage: { inputTokens: 200, outputTokens: 40, reasoningTokens: 40 }, cost: null },
+  {
+    provider: 'openai',
+    model: 'gpt-4.1',
+    calls: 2,
+    usage: { inputTokens: 1000, outputTokens: 300, cachedInputTokens: 800 },
+    cost: 0.0042,
+  },
+  {
+    provider: 'local',
+    model: 'qwen2.5-coder',
+    calls: 1,
+    usage: { inputTokens: 200, outputTokens: 40, reasoningTokens: 40 },
+    cost: null,
+  },
 ];
 
 export function turnCommit(turnId: string, overrides: Partial<TurnCommit> = {}): TurnCommit {
@@ -63,7 +85,9 @@ export function turnCommit(turnId: string, overrides: Partial<TurnCommit> = {}):
     turnId,
     stopReason: 'end_turn',
     assistantText: `answer of ${turnId}`,
-    providerFields: { openai: { responseId: `resp_${turnId}`, reasoning: [{ id: 'rs_1', encrypted: 'abc' }] } },
+    providerFields: {
+      openai: { responseId: `resp_${turnId}`, reasoning: [{ id: 'rs_1', encrypted: 'abc' }] },
+    },
     tree: treeOf(4, turnId),
     usage,
     byModel,

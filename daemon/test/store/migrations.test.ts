@@ -2,7 +2,13 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { DATABASE_FILE_NAME, MIGRATIONS, SCHEMA_VERSION, StoreError, openStore } from '../../src/store/index.js';
+import {
+  DATABASE_FILE_NAME,
+  MIGRATIONS,
+  SCHEMA_VERSION,
+  StoreError,
+  openStore,
+} from '../../src/store/index.js';
 import { rawDb, removeScratchDirs, scratchDir, treeOf } from './helpers.js';
 
 /** A database at `version`, built by the first `version` migration steps, as an older Arbor left it. */
@@ -24,19 +30,30 @@ function databaseAtVersion(version: number): string {
 const tree = treeOf(6, 'old-turn');
 
 function seedV1(db: Database.Database): void {
-  db.prepare(`INSERT INTO sessions VALUES ('old-session', '/w/old', 'Old title', 'auto', '{"kind":"editor"}', 'openai:gpt-4.1',
-              '2024-05-01T10:00:00.000Z', '2024-05-01T10:05:00.000Z')`).run();
-  db.prepare(`INSERT INTO turns VALUES ('old-turn', 'old-session', 'complete', 'end_turn', NULL,
-              '2024-05-01T10:00:00.000Z', '2024-05-01T10:05:00.000Z', '{"inputTokens":10,"outputTokens":5}')`).run();
-  db.prepare(`INSERT INTO turns VALUES ('old-running', 'old-session', 'running', NULL, NULL, '2024-05-01T10:06:00.000Z', NULL, NULL)`).run();
-  db.prepare(`INSERT INTO messages VALUES ('m1', 'old-session', 'old-turn', 1, 'user', 'old question', NULL, '2024-05-01T10:00:00.000Z'),
+  db.prepare(
+    `INSERT INTO sessions VALUES ('old-session', '/w/old', 'Old title', 'auto', '{"kind":"editor"}', 'openai:gpt-4.1',
+              '2024-05-01T10:00:00.000Z', '2024-05-01T10:05:00.000Z')`,
+  ).run();
+  db.prepare(
+    `INSERT INTO turns VALUES ('old-turn', 'old-session', 'complete', 'end_turn', NULL,
+              '2024-05-01T10:00:00.000Z', '2024-05-01T10:05:00.000Z', '{"inputTokens":10,"outputTokens":5}')`,
+  ).run();
+  db.prepare(
+    `INSERT INTO turns VALUES ('old-running', 'old-session', 'running', NULL, NULL, '2024-05-01T10:06:00.000Z', NULL, NULL)`,
+  ).run();
+  db.prepare(
+    `INSERT INTO messages VALUES ('m1', 'old-session', 'old-turn', 1, 'user', 'old question', NULL, '2024-05-01T10:00:00.000Z'),
               ('m2', 'old-session', 'old-turn', 2, 'assistant', 'old answer', '{"x":1}', '2024-05-01T10:05:00.000Z'),
-              ('m3', 'old-session', 'old-running', 3, 'user', 'cut off', NULL, '2024-05-01T10:06:00.000Z')`).run();
+              ('m3', 'old-session', 'old-running', 3, 'user', 'cut off', NULL, '2024-05-01T10:06:00.000Z')`,
+  ).run();
   db.prepare(`INSERT INTO trees VALUES ('m2', ?)`).run(JSON.stringify(tree));
-  db.prepare(`INSERT INTO turn_usage VALUES ('old-turn', 'openai', 'gpt-4.1', 1, 10, 5, NULL, NULL, 0.01)`).run();
-  db.prepare(`INSERT INTO approvals (session_id, turn_id, tool_call_id, tool, args_digest, decision, outcome, decided_by, decided_at)
-              VALUES ('old-session', 'old-turn', 'call_1', 'write_file', ?, 'deny', 'rejected', 'c1', '2024-05-01T10:01:00.000Z')`)
-    .run('a'.repeat(64));
+  db.prepare(
+    `INSERT INTO turn_usage VALUES ('old-turn', 'openai', 'gpt-4.1', 1, 10, 5, NULL, NULL, 0.01)`,
+  ).run();
+  db.prepare(
+    `INSERT INTO approvals (session_id, turn_id, tool_call_id, tool, args_digest, decision, outcome, decided_by, decided_at)
+              VALUES ('old-session', 'old-turn', 'call_1', 'write_file', ?, 'deny', 'rejected', 'c1', '2024-05-01T10:01:00.000Z')`,
+  ).run('a'.repeat(64));
 }
 
 function seedV2(db: Database.Database): void {
@@ -47,9 +64,17 @@ function seedV2(db: Database.Database): void {
 function schemaOf(file: string): string[] {
   const db = rawDb(file);
   try {
-    return (db.prepare(`SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`).all() as {
-      type: string; name: string; sql: string;
-    }[]).map((r) => `${r.type} ${r.name}: ${r.sql.replace(/\s+/g, ' ')}`);
+    return (
+      db
+        .prepare(
+          `SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`,
+        )
+        .all() as {
+        type: string;
+        name: string;
+        sql: string;
+      }[]
+    ).map((r) => `${r.type} ${r.name}: ${r.sql.replace(/\s+/g, ' ')}`);
   } finally {
     db.close();
   }
@@ -84,18 +109,30 @@ describe('store: migrations', () => {
         assert.equal(loaded.session.title, 'Old title');
         assert.equal(loaded.session.permissionMode, 'auto');
         assert.deepEqual(loaded.session.chatContext, { kind: 'editor' });
-        assert.deepEqual(loaded.messages.map((m) => [m.id, m.content, m.status ?? 'running']), [
-          ['m1', 'old question', 'complete'],
-          ['m2', 'old answer', 'complete'],
-          ['m3', 'cut off', 'running'],
-        ]);
+        assert.deepEqual(
+          loaded.messages.map((m) => [m.id, m.content, m.status ?? 'running']),
+          [
+            ['m1', 'old question', 'complete'],
+            ['m2', 'old answer', 'complete'],
+            ['m3', 'cut off', 'running'],
+          ],
+        );
         assert.deepEqual(loaded.messages[1]!.tree, tree);
         assert.deepEqual(store.turnUsage('old-turn'), [
-          { provider: 'openai', model: 'gpt-4.1', calls: 1, usage: { inputTokens: 10, outputTokens: 5 }, cost: 0.01 },
+          {
+            provider: 'openai',
+            model: 'gpt-4.1',
+            calls: 1,
+            usage: { inputTokens: 10, outputTokens: 5 },
+            cost: 0.01,
+          },
         ]);
         assert.equal(store.approvals('old-session')[0]!.outcome, 'rejected');
         assert.deepEqual(store.markInterruptedTurns(), ['old-running']);
-        assert.deepEqual(store.historyForNextTurn('old-session', 100).at(-1), { role: 'user', content: 'cut off' });
+        assert.deepEqual(store.historyForNextTurn('old-session', 100).at(-1), {
+          role: 'user',
+          content: 'cut off',
+        });
         const events = store.eventsSince('old-session', 0);
         assert.deepEqual(
           'events' in events ? events.events.map((e) => e.seq) : events,
@@ -113,7 +150,11 @@ describe('store: migrations', () => {
   it('opening an up-to-date database again changes nothing', () => {
     const dir = scratchDir();
     const first = openStore(dir);
-    const { sessionId } = first.createSession({ workspaceRoot: '/w', permissionMode: 'default', chatContext: { kind: 'thread' } });
+    const { sessionId } = first.createSession({
+      workspaceRoot: '/w',
+      permissionMode: 'default',
+      chatContext: { kind: 'thread' },
+    });
     first.close();
     const again = openStore(dir);
     assert.ok(again.getSession(sessionId));
@@ -142,7 +183,10 @@ describe('store: migrations', () => {
     // Something the last step also creates: the step fails half way.
     db.exec(`CREATE TABLE ${MIGRATIONS.at(-1)!.sql.match(/CREATE INDEX (\w+)/)![1]} (x)`);
     db.close();
-    assert.throws(() => openStore(dir), (e: unknown) => e instanceof StoreError && e.code === 'database_unusable');
+    assert.throws(
+      () => openStore(dir),
+      (e: unknown) => e instanceof StoreError && e.code === 'database_unusable',
+    );
     const after = rawDb(file);
     assert.equal(after.pragma('user_version', { simple: true }), SCHEMA_VERSION - 1);
     after.close();
@@ -151,10 +195,16 @@ describe('store: migrations', () => {
   it('a file that is not a database gives a clear error', async () => {
     const dir = scratchDir();
     const { writeFileSync } = await import('node:fs');
-    writeFileSync(join(dir, DATABASE_FILE_NAME), 'this is not sqlite, just text that is long enough to be a header');
+    writeFileSync(
+      join(dir, DATABASE_FILE_NAME),
+      'this is not sqlite, just text that is long enough to be a header',
+    );
     assert.throws(
       () => openStore(dir),
-      (e: unknown) => e instanceof StoreError && e.code === 'database_unusable' && e.message.includes('move it aside'),
+      (e: unknown) =>
+        e instanceof StoreError &&
+        e.code === 'database_unusable' &&
+        e.message.includes('move it aside'),
     );
   });
 });

@@ -3,7 +3,18 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { SessionInfo, SessionLoadResult, StoredMessage } from '@arbor/protocol';
 import { digestArgs, openStore, StoreError, type Store } from '../../src/store/index.js';
-import { byModel, count, newSession, rawDb, removeScratchDirs, scratchDir, steppingClock, treeOf, turnCommit, usage } from './helpers.js';
+import {
+  byModel,
+  count,
+  newSession,
+  rawDb,
+  removeScratchDirs,
+  scratchDir,
+  steppingClock,
+  treeOf,
+  turnCommit,
+  usage,
+} from './helpers.js';
 
 describe('store: round trip of every table', () => {
   let store: Store;
@@ -17,7 +28,13 @@ describe('store: round trip of every table', () => {
 
   it('sessions: create, get, update, list and delete', () => {
     const created = store.createSession(
-      newSession({ workspaceRoot: '/w/a', permissionMode: 'plan', chatContext: { kind: 'editor' }, model: 'openai:gpt-4.1', title: 'Fix the build' }),
+      newSession({
+        workspaceRoot: '/w/a',
+        permissionMode: 'plan',
+        chatContext: { kind: 'editor' },
+        model: 'openai:gpt-4.1',
+        title: 'Fix the build',
+      }),
     );
     SessionInfo.parse(created);
     assert.deepEqual(store.getSession(created.sessionId), created);
@@ -27,7 +44,11 @@ describe('store: round trip of every table', () => {
     assert.equal(created.model, 'openai:gpt-4.1');
     assert.equal(created.state, 'idle');
 
-    const updated = store.updateSession(created.sessionId, { title: 'Renamed', permissionMode: 'auto', model: null });
+    const updated = store.updateSession(created.sessionId, {
+      title: 'Renamed',
+      permissionMode: 'auto',
+      model: null,
+    });
     assert.equal(updated.title, 'Renamed');
     assert.equal(updated.permissionMode, 'auto');
     assert.equal(updated.model, undefined);
@@ -43,12 +64,19 @@ describe('store: round trip of every table', () => {
     assert.equal(store.deleteSession('chosen-id'), true);
     assert.equal(store.deleteSession('chosen-id'), false);
     assert.equal(store.getSession('chosen-id'), undefined);
-    assert.throws(() => store.updateSession('chosen-id', { title: 'x' }), (e: unknown) => e instanceof StoreError && e.code === 'not_found');
+    assert.throws(
+      () => store.updateSession('chosen-id', { title: 'x' }),
+      (e: unknown) => e instanceof StoreError && e.code === 'not_found',
+    );
   });
 
   it('a session takes its title from the first user message, and keeps an edited one', () => {
     const { sessionId } = store.createSession(newSession());
-    store.appendUserMessage(sessionId, 't1', '  Why does the parser hang?\nIt loops on empty input.');
+    store.appendUserMessage(
+      sessionId,
+      't1',
+      '  Why does the parser hang?\nIt loops on empty input.',
+    );
     assert.equal(store.getSession(sessionId)!.title, 'Why does the parser hang?');
     store.commitTurn(turnCommit('t1'));
     store.updateSession(sessionId, { title: 'Parser hang' });
@@ -64,7 +92,10 @@ describe('store: round trip of every table', () => {
     assert.equal(store.getSession(sessionId)!.state, 'running');
     const tree = treeOf(25, 't1');
     const assistant = store.commitTurn(
-      turnCommit('t1', { tree, toolMessages: [{ content: 'file contents', providerFields: { tool_call_id: 'call_1' } }] }),
+      turnCommit('t1', {
+        tree,
+        toolMessages: [{ content: 'file contents', providerFields: { tool_call_id: 'call_1' } }],
+      }),
     );
     const loaded = store.loadSession(sessionId)!;
     SessionLoadResult.parse(loaded);
@@ -96,7 +127,11 @@ describe('store: round trip of every table', () => {
   it('provider-specific fields are kept verbatim and handed to the next turn', () => {
     const { sessionId } = store.createSession(newSession());
     store.appendUserMessage(sessionId, 't1', 'q');
-    const providerFields = { anthropic: { thinking: [{ type: 'thinking', signature: 'sig==', thinking: 'ü\u0000"' }] }, n: 1.5, nil: null };
+    const providerFields = {
+      anthropic: { thinking: [{ type: 'thinking', signature: 'sig==', thinking: 'ü\u0000"' }] },
+      n: 1.5,
+      nil: null,
+    };
     store.commitTurn(turnCommit('t1', { providerFields }));
     const history = store.historyForNextTurn(sessionId, 10_000);
     assert.deepEqual(history[1], { role: 'assistant', content: 'answer of t1', providerFields });
@@ -105,14 +140,20 @@ describe('store: round trip of every table', () => {
   it('a cancelled or budget-exceeded turn keeps its partial text and tree', () => {
     const { sessionId } = store.createSession(newSession());
     store.appendUserMessage(sessionId, 't1', 'long task');
-    store.commitTurn(turnCommit('t1', { stopReason: 'budget_exceeded', assistantText: 'partial ans' }));
+    store.commitTurn(
+      turnCommit('t1', { stopReason: 'budget_exceeded', assistantText: 'partial ans' }),
+    );
     store.appendUserMessage(sessionId, 't2', 'again');
     store.commitTurn(turnCommit('t2', { stopReason: 'cancelled', assistantText: '' }));
     store.appendUserMessage(sessionId, 't3', 'and again');
-    store.commitTurn(turnCommit('t3', { stopReason: 'error', assistantText: '', error: 'provider unreachable' }));
+    store.commitTurn(
+      turnCommit('t3', { stopReason: 'error', assistantText: '', error: 'provider unreachable' }),
+    );
     const messages = store.loadSession(sessionId)!.messages;
     assert.deepEqual(
-      messages.filter((m) => m.role === 'assistant').map((m) => [m.status, m.content, m.tree?.nodes.length]),
+      messages
+        .filter((m) => m.role === 'assistant')
+        .map((m) => [m.status, m.content, m.tree?.nodes.length]),
       [
         ['budget_exceeded', 'partial ans', 4],
         ['cancelled', '', 4],
@@ -120,7 +161,10 @@ describe('store: round trip of every table', () => {
       ],
     );
     assert.equal(store.getTurn('t3')!.error, 'provider unreachable');
-    assert.throws(() => store.commitTurn(turnCommit('t3')), (e: unknown) => e instanceof StoreError && e.code === 'conflict');
+    assert.throws(
+      () => store.commitTurn(turnCommit('t3')),
+      (e: unknown) => e instanceof StoreError && e.code === 'conflict',
+    );
   });
 
   it('turns left running are marked interrupted and shown so on load', () => {
@@ -131,7 +175,10 @@ describe('store: round trip of every table', () => {
     assert.deepEqual(store.markInterruptedTurns(), ['t2']);
     assert.deepEqual(store.markInterruptedTurns(), []);
     const messages = store.loadSession(sessionId)!.messages;
-    assert.deepEqual(messages.map((m) => m.status), ['complete', 'complete', 'interrupted']);
+    assert.deepEqual(
+      messages.map((m) => m.status),
+      ['complete', 'complete', 'interrupted'],
+    );
     assert.equal(store.getTurn('t2')!.stopReason, 'interrupted');
     assert.equal(store.getSession(sessionId)!.state, 'idle');
   });
@@ -139,9 +186,18 @@ describe('store: round trip of every table', () => {
   it('one turn at a time per session; unknown sessions and turns are reported', () => {
     const { sessionId } = store.createSession(newSession());
     store.beginTurn(sessionId, 't1');
-    assert.throws(() => store.beginTurn(sessionId, 't2'), (e: unknown) => e instanceof StoreError && e.code === 'conflict');
-    assert.throws(() => store.appendUserMessage('nope', 't9', 'x'), (e: unknown) => e instanceof StoreError && e.code === 'not_found');
-    assert.throws(() => store.commitTurn(turnCommit('t9')), (e: unknown) => e instanceof StoreError && e.code === 'not_found');
+    assert.throws(
+      () => store.beginTurn(sessionId, 't2'),
+      (e: unknown) => e instanceof StoreError && e.code === 'conflict',
+    );
+    assert.throws(
+      () => store.appendUserMessage('nope', 't9', 'x'),
+      (e: unknown) => e instanceof StoreError && e.code === 'not_found',
+    );
+    assert.throws(
+      () => store.commitTurn(turnCommit('t9')),
+      (e: unknown) => e instanceof StoreError && e.code === 'not_found',
+    );
     store.appendUserMessage(sessionId, 't1', 'after an explicit beginTurn');
     assert.equal(store.loadSession(sessionId)!.messages.length, 1);
     assert.equal(store.loadSession('nope'), undefined);
@@ -153,18 +209,51 @@ describe('store: round trip of every table', () => {
     const secret = 'sk-live-THIS-MUST-NOT-BE-STORED';
     const args = { command: `deploy --token ${secret}`, cwd: '.' };
     const first = store.recordApproval({
-      sessionId, turnId: 't1', toolCallId: 'call_1', tool: 'run_command', args,
-      decision: 'allow', outcome: 'approved', decidedBy: 'client-vscode-1',
+      sessionId,
+      turnId: 't1',
+      toolCallId: 'call_1',
+      tool: 'run_command',
+      args,
+      decision: 'allow',
+      outcome: 'approved',
+      decidedBy: 'client-vscode-1',
     });
-    store.recordApproval({ sessionId, turnId: 't1', toolCallId: 'call_2', tool: 'write_file', args: { b: 1, a: 2 }, outcome: 'timed_out' });
-    assert.equal(first.argsDigest, digestArgs({ cwd: '.', command: `deploy --token ${secret}` }), 'key order does not matter');
+    store.recordApproval({
+      sessionId,
+      turnId: 't1',
+      toolCallId: 'call_2',
+      tool: 'write_file',
+      args: { b: 1, a: 2 },
+      outcome: 'timed_out',
+    });
+    assert.equal(
+      first.argsDigest,
+      digestArgs({ cwd: '.', command: `deploy --token ${secret}` }),
+      'key order does not matter',
+    );
     assert.match(first.argsDigest, /^[0-9a-f]{64}$/);
     assert.deepEqual(store.approvals(sessionId), [
       first,
-      { sessionId, turnId: 't1', toolCallId: 'call_2', tool: 'write_file', argsDigest: digestArgs({ a: 2, b: 1 }), outcome: 'timed_out', decidedAt: store.approvals(sessionId)[1]!.decidedAt },
+      {
+        sessionId,
+        turnId: 't1',
+        toolCallId: 'call_2',
+        tool: 'write_file',
+        argsDigest: digestArgs({ a: 2, b: 1 }),
+        outcome: 'timed_out',
+        decidedAt: store.approvals(sessionId)[1]!.decidedAt,
+      },
     ]);
     assert.throws(
-      () => store.recordApproval({ sessionId, turnId: 'unknown', toolCallId: 'c', tool: 't', args: {}, outcome: 'cancelled' }),
+      () =>
+        store.recordApproval({
+          sessionId,
+          turnId: 'unknown',
+          toolCallId: 'c',
+          tool: 't',
+          args: {},
+          outcome: 'cancelled',
+        }),
       (e: unknown) => e instanceof StoreError && e.code === 'not_found',
     );
     store.close();
@@ -181,16 +270,35 @@ describe('store: round trip of every table', () => {
   it('deleteSession removes every row of the session in every table', () => {
     const keep = store.createSession(newSession()).sessionId;
     const gone = store.createSession(newSession()).sessionId;
-    for (const [sessionId, turnId] of [[keep, 'k1'], [gone, 'g1']] as const) {
+    for (const [sessionId, turnId] of [
+      [keep, 'k1'],
+      [gone, 'g1'],
+    ] as const) {
       store.appendUserMessage(sessionId, turnId, 'hi');
-      store.recordApproval({ sessionId, turnId, toolCallId: 'c', tool: 't', args: {}, outcome: 'approved', decision: 'allow' });
+      store.recordApproval({
+        sessionId,
+        turnId,
+        toolCallId: 'c',
+        tool: 't',
+        args: {},
+        outcome: 'approved',
+        decision: 'allow',
+      });
       store.commitTurn(turnCommit(turnId));
       store.appendEvent(sessionId, 1, 'session/state', { state: 'idle' });
     }
     store.deleteSession(gone);
     const db = rawDb(store.path);
     try {
-      for (const table of ['sessions', 'turns', 'messages', 'trees', 'turn_usage', 'approvals', 'events']) {
+      for (const table of [
+        'sessions',
+        'turns',
+        'messages',
+        'trees',
+        'turn_usage',
+        'approvals',
+        'events',
+      ]) {
         const left = db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
         assert.ok(left > 0, `${table} lost the other session's rows`);
       }
@@ -216,13 +324,33 @@ describe('store: round trip of every table', () => {
     store.appendUserMessage(sessionId, 't6', 'the running turn’s own message is not history');
     const all = store.historyForNextTurn(sessionId, 1_000);
     assert.equal(all.length, 10);
-    assert.deepEqual(all.map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(
+      all.map((m) => m.role),
+      [
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+      ],
+    );
     assert.ok(all[0]!.content.startsWith('q1'));
 
     const trimmed = store.historyForNextTurn(sessionId, 65); // a5 20 + q5 10 + a4 20 + q4 10 = 60; a3 would exceed
-    assert.deepEqual(trimmed.map((m) => m.content.slice(0, 2)), ['q4', 'a4', 'q5', 'a5']);
+    assert.deepEqual(
+      trimmed.map((m) => m.content.slice(0, 2)),
+      ['q4', 'a4', 'q5', 'a5'],
+    );
     const noLeadingAnswer = store.historyForNextTurn(sessionId, 50); // a5 q5 a4 fit (50) but a4 cannot lead
-    assert.deepEqual(noLeadingAnswer.map((m) => m.content.slice(0, 2)), ['q5', 'a5']);
+    assert.deepEqual(
+      noLeadingAnswer.map((m) => m.content.slice(0, 2)),
+      ['q5', 'a5'],
+    );
     assert.deepEqual(store.historyForNextTurn(sessionId, 5), []);
   });
 });

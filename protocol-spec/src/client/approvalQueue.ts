@@ -1,12 +1,15 @@
 /**
- * ApprovalQueue: the approval requests a user still has to answer, in arrival
- * order. Pure bookkeeping — answering the daemon is the caller's job (see
- * SessionTracker, which waits on `settled()`).
+ * ApprovalQueue: the approvals of one session that have not ended yet, in
+ * arrival order. Pure bookkeeping — answering the daemon is the caller's job
+ * (see SessionTracker, which waits on `settled()`).
  *
- * An approval leaves the queue when the user decides here, when the daemon
- * reports it resolved (by another client, a timeout, a cancelled turn), or
- * when its request is cancelled. After a re-attach the daemon sends pending
- * requests again; those are recognised by turnId + toolCallId and never doubled.
+ * The user's answer here does not end an approval: another controller, a
+ * timeout or a cancelled turn may win the race, so an approval ends only with
+ * `tool/approvalResolved` (spec approvals-client-race). Until then an answered
+ * approval stays listed, marked with its answer; `awaiting()` lists the ones
+ * still waiting for the user. A cancelled request drops its approval. After a
+ * re-attach the daemon sends pending requests again: they are recognised by
+ * turnId + toolCallId and never doubled.
  */
 import type { ApprovalDecision, ApprovalOutcome, ApprovalRequestParams } from '../approval.js';
 import { TypedEmitter, type Disposable, type Listener } from './events.js';
@@ -21,29 +24,32 @@ export function approvalKey(ref: { turnId: string; toolCallId: string }): Approv
 export interface PendingApproval {
   readonly key: ApprovalKey;
   readonly request: ApprovalRequestParams;
+  /** The user's answer in this client, once given; the approval is still open until resolved. */
+  readonly answer?: ApprovalDecision;
 }
 
-export type ApprovalSettlement =
-  /** The user decided here. */
-  | { kind: 'decided'; decision: ApprovalDecision }
-  /** `tool/approvalResolved`: decided elsewhere, timed out, or not needed any more. */
+/** How an approval left the queue. */
+export type ApprovalEnd =
+  /** `tool/approvalResolved`: decided here or elsewhere, timed out, or not needed any more. */
   | { kind: 'resolved'; outcome: ApprovalOutcome; decision?: ApprovalDecision; decidedBy?: string }
-  /** The daemon cancelled the request (`$/cancelRequest`). */
+  /** The daemon cancelled the request (`$/cancelRequest`) before an answer. */
   | { kind: 'cancelled' }
   /** A fresh snapshot no longer lists it: it ended while this client was away. */
   | { kind: 'withdrawn' };
+
+/** What a waiting request learns: the user's answer here, or that the approval ended without one. */
+export type ApprovalSettlement = { kind: 'decided'; decision: ApprovalDecision } | ApprovalEnd;
 
 export type AddOutcome = 'added' | 'duplicate' | 'alreadyDecided';
 
 export interface ApprovalQueueEvents {
   added: PendingApproval;
-  removed: { approval: PendingApproval; settlement: ApprovalSettlement };
+  answered: { approval: PendingApproval; decision: ApprovalDecision };
+  removed: { approval: PendingApproval; end: ApprovalEnd };
 }
 
 export class ApprovalQueue {
-  readonly #pending = new Map<ApprovalKey, PendingApproval>();
-  /** Decided here but not yet confirmed by `tool/approvalResolved`: a re-sent request gets the same answer. */
-  readonly #decided = new Map<ApprovalKey, ApprovalDecision>();
+  readonly #entries = new Map<ApprovalKey, PendingApproval>();
   readonly #waiters = new Map<ApprovalKey, ((s: ApprovalSettlement) => void)[]>();
   readonly #events = new TypedEmitter<ApprovalQueueEvents>();
 
@@ -54,35 +60,46 @@ export class ApprovalQueue {
     return this.#events.on(event, listener);
   }
 
-  /** Queues a request; a request already queued (a re-send) keeps its place. */
+  /**
+   * Queues a request. A re-send of a queued one keeps its place ('duplicate');
+   * a re-send of one answered here gets that answer again ('alreadyDecided').
+   */
   add(request: ApprovalRequestParams): AddOutcome {
     const key = approvalKey(request);
-    if (this.#decided.has(key)) return 'alreadyDecided';
-    if (this.#pending.has(key)) return 'duplicate';
+    const existing = this.#entries.get(key);
+    if (existing) return existing.answer === undefined ? 'duplicate' : 'alreadyDecided';
     const approval: PendingApproval = { key, request };
-    this.#pending.set(key, approval);
+    this.#entries.set(key, approval);
     this.#events.emit('added', approval);
     return 'added';
   }
 
-  /** Pending approvals, oldest first. */
+  /** Every approval not ended yet, oldest first, answered or not. */
   pending(): PendingApproval[] {
-    return [...this.#pending.values()];
+    return [...this.#entries.values()];
+  }
+
+  /** The approvals still waiting for the user's answer, oldest first. */
+  awaiting(): PendingApproval[] {
+    return this.pending().filter((a) => a.answer === undefined);
   }
 
   get size(): number {
-    return this.#pending.size;
+    return this.#entries.size;
   }
 
   get(key: ApprovalKey): PendingApproval | undefined {
-    return this.#pending.get(key);
+    return this.#entries.get(key);
   }
 
-  /** The user's answer, given in this client. Returns false when it was no longer pending. */
+  /** The user's answer, given in this client. False when the approval is unknown or already answered. */
   decide(key: ApprovalKey, decision: ApprovalDecision): boolean {
-    if (!this.#pending.has(key)) return false;
-    this.#decided.set(key, decision);
-    this.#remove(key, { kind: 'decided', decision });
+    const approval = this.#entries.get(key);
+    if (!approval || approval.answer !== undefined) return false;
+    const answered: PendingApproval = { ...approval, answer: decision };
+    this.#entries.set(key, answered);
+    this.#settle(key, { kind: 'decided', decision });
+    this.#events.emit('answered', { approval: answered, decision });
     return true;
   }
 
@@ -94,12 +111,10 @@ export class ApprovalQueue {
     decision?: ApprovalDecision | undefined;
     decidedBy?: string | undefined;
   }): boolean {
-    const key = approvalKey(params);
-    this.#decided.delete(key);
-    const settlement: ApprovalSettlement = { kind: 'resolved', outcome: params.outcome };
-    if (params.decision !== undefined) settlement.decision = params.decision;
-    if (params.decidedBy !== undefined) settlement.decidedBy = params.decidedBy;
-    return this.#remove(key, settlement);
+    const end: ApprovalEnd = { kind: 'resolved', outcome: params.outcome };
+    if (params.decision !== undefined) end.decision = params.decision;
+    if (params.decidedBy !== undefined) end.decidedBy = params.decidedBy;
+    return this.#remove(approvalKey(params), end);
   }
 
   /** The daemon withdrew the request (cancellation). */
@@ -109,28 +124,25 @@ export class ApprovalQueue {
 
   /**
    * Makes the queue match a snapshot's `pendingApprovals`: missing ones are
-   * added (in the snapshot's order), ones the snapshot no longer lists are withdrawn.
+   * added (in the snapshot's order), ones it no longer lists are withdrawn.
    */
   sync(requests: readonly ApprovalRequestParams[]): void {
     const keep = new Set(requests.map(approvalKey));
-    for (const key of [...this.#pending.keys()]) {
+    for (const key of [...this.#entries.keys()]) {
       if (!keep.has(key)) this.#remove(key, { kind: 'withdrawn' });
-    }
-    for (const key of [...this.#decided.keys()]) {
-      if (!keep.has(key)) this.#decided.delete(key);
     }
     for (const request of requests) this.add(request);
   }
 
   /**
-   * Resolves when the approval leaves the queue. Already decided here (and not
-   * yet resolved): resolves at once with that decision.
+   * Resolves with the user's answer here, or with how the approval ended
+   * without one. Already answered: resolves at once with that answer.
    */
   settled(key: ApprovalKey): Promise<ApprovalSettlement> {
-    const decision = this.#decided.get(key);
-    if (decision !== undefined && !this.#pending.has(key)) {
-      return Promise.resolve({ kind: 'decided', decision });
-    }
+    const approval = this.#entries.get(key);
+    if (approval?.answer !== undefined)
+      return Promise.resolve({ kind: 'decided', decision: approval.answer });
+    if (!approval) return Promise.resolve({ kind: 'withdrawn' });
     return new Promise((resolve) => {
       const list = this.#waiters.get(key) ?? [];
       list.push(resolve);
@@ -138,14 +150,18 @@ export class ApprovalQueue {
     });
   }
 
-  #remove(key: ApprovalKey, settlement: ApprovalSettlement): boolean {
-    const approval = this.#pending.get(key);
-    if (!approval) return false;
-    this.#pending.delete(key);
+  #settle(key: ApprovalKey, settlement: ApprovalSettlement): void {
     const waiters = this.#waiters.get(key) ?? [];
     this.#waiters.delete(key);
     for (const resolve of waiters) resolve(settlement);
-    this.#events.emit('removed', { approval, settlement });
+  }
+
+  #remove(key: ApprovalKey, end: ApprovalEnd): boolean {
+    const approval = this.#entries.get(key);
+    if (!approval) return false;
+    this.#entries.delete(key);
+    this.#settle(key, end);
+    this.#events.emit('removed', { approval, end });
     return true;
   }
 }

@@ -29,7 +29,7 @@ import {
   UnsupportedDaemonVersionError,
 } from './clientErrors.js';
 import { TypedEmitter, type Disposable, type Listener } from './events.js';
-import { check } from './validation.js';
+import { validateMessage } from './validation.js';
 
 /** What the caller passes: zod input types, so defaulted fields may be left out. */
 export type ParamsInput<D extends RequestDescriptor | NotificationDescriptor> = z.input<
@@ -115,6 +115,7 @@ export class ArborClient {
     this.#serve(Methods.ConformanceState, () => this.#conformanceHandler);
     connection.onError(([error]) => this.#report(error));
     connection.onClose(() => {
+      if (this.#phase === 'closed') return;
       this.#phase = 'closed';
       this.#report(() => this.#events.emit('close', undefined));
     });
@@ -186,6 +187,9 @@ export class ArborClient {
       await this.#notifyQuietly(Methods.Exit);
       this.dispose();
       throw error;
+    }
+    if (this.#phase !== 'initializing') {
+      throw new ClientStateError(`The connection closed during initialize`);
     }
     this.#initializeResult = result;
     this.#phase = 'ready';
@@ -315,12 +319,20 @@ export class ArborClient {
     token?: CancellationToken,
   ): Promise<ResultOutput<D>> {
     const method = descriptor.method;
-    const checked = check(descriptor.params, params, { method, part: 'params', origin: 'client' });
+    const checked = validateMessage(descriptor.params, params, {
+      method,
+      part: 'params',
+      origin: 'client',
+    });
     if (!checked.ok) throw checked.error;
     const args: unknown[] = paramsArgs(checked.value);
     if (token) args.push(token);
     const raw: unknown = await this.#connection.sendRequest(method, ...args);
-    const result = check(descriptor.result, raw, { method, part: 'result', origin: 'daemon' });
+    const result = validateMessage(descriptor.result, raw, {
+      method,
+      part: 'result',
+      origin: 'daemon',
+    });
     if (!result.ok) {
       this.#report(result.error);
       throw result.error;
@@ -330,7 +342,11 @@ export class ArborClient {
 
   async #sendNotification(descriptor: NotificationDescriptor, params: unknown): Promise<void> {
     const method = descriptor.method;
-    const checked = check(descriptor.params, params, { method, part: 'params', origin: 'client' });
+    const checked = validateMessage(descriptor.params, params, {
+      method,
+      part: 'params',
+      origin: 'client',
+    });
     if (!checked.ok) throw checked.error;
     await this.#connection.sendNotification(method, ...paramsArgs(checked.value));
   }
@@ -344,7 +360,7 @@ export class ArborClient {
   }
 
   #dispatch(descriptor: NotificationDescriptor, raw: unknown, handlers: Set<ErasedHandler>): void {
-    const checked = check(descriptor.params, raw, {
+    const checked = validateMessage(descriptor.params, raw, {
       method: descriptor.method,
       part: 'params',
       origin: 'daemon',
@@ -375,7 +391,11 @@ export class ArborClient {
         if (!handler) {
           throw new ResponseError(JsonRpcErrorCodes.MethodNotFound, `Unhandled method ${method}`);
         }
-        const params = check(descriptor.params, raw, { method, part: 'params', origin: 'daemon' });
+        const params = validateMessage(descriptor.params, raw, {
+          method,
+          part: 'params',
+          origin: 'daemon',
+        });
         if (!params.ok) {
           this.#report(params.error);
           throw new ResponseError(JsonRpcErrorCodes.InvalidParams, params.error.message);
@@ -383,7 +403,7 @@ export class ArborClient {
         const answer = await raceCancellation(token, async () =>
           handler(params.value as ParamsOutput<D>, token),
         );
-        const result = check(descriptor.result, answer, {
+        const result = validateMessage(descriptor.result, answer, {
           method,
           part: 'result',
           origin: 'client',

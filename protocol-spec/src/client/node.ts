@@ -27,8 +27,9 @@ export interface SpawnDaemonOptions {
   cwd?: string;
   /** The daemon's environment (API keys reach it only this way). Default: this process's. */
   env?: NodeJS.ProcessEnv;
-  /** The daemon's stderr (its logs): piped by default so the caller can show them. */
+  /** The daemon's stderr (its logs): piped to `onStderr` by default, and always drained so the daemon never blocks on it. */
   stderr?: 'pipe' | 'inherit' | 'ignore';
+  onStderr?: (text: string) => void;
 }
 
 export interface ExitStatus {
@@ -54,6 +55,10 @@ export function spawnDaemon(options: SpawnDaemonOptions = {}): Promise<DaemonPro
       stdio: ['pipe', 'pipe', options.stderr ?? 'pipe'],
     },
   );
+  if (child.stderr) {
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => options.onStderr?.(text));
+  }
   const exited = new Promise<ExitStatus>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });

@@ -27,8 +27,13 @@ export interface SessionTrackerOptions {
 
 export interface AttachOptions {
   role?: AttachRole;
-  /** Resume: replay every event after this seq (the view starts from it). */
-  sinceSeq?: number;
+  /**
+   * Replay the events after this seq. Default 0: catch up on everything the
+   * daemon still holds, or get a snapshot of the running turn — without it a
+   * client attaching mid-turn would never see the turn's tree. null: no
+   * replay, only events after the attach.
+   */
+  sinceSeq?: number | null;
 }
 
 type SessionNewInput = z.input<typeof Methods.SessionNew.params>;
@@ -108,15 +113,16 @@ export class SessionTracker implements Disposable {
       return existing;
     }
     const role = options.role ?? 'controller';
+    const since = options.sinceSeq === undefined ? 0 : options.sinceSeq;
     const view = new SessionView(sessionId, {
-      lastSeq: options.sinceSeq,
+      lastSeq: since ?? undefined,
       reattach: (sinceSeq) =>
         this.#client.request(Methods.SessionAttach, { sessionId, role, sinceSeq }),
     });
     this.#views.set(sessionId, view);
     try {
       const params: z.input<typeof Methods.SessionAttach.params> = { sessionId, role };
-      if (options.sinceSeq !== undefined) params.sinceSeq = options.sinceSeq;
+      if (since !== null) params.sinceSeq = since;
       view.applyAttach(await this.#client.request(Methods.SessionAttach, params));
       return view;
     } catch (error) {
@@ -144,8 +150,9 @@ export class SessionTracker implements Disposable {
   }
 
   /**
-   * Queues the request and waits for the user. Only a decision made here
-   * answers it; resolved elsewhere, cancelled or withdrawn answers -32800.
+   * Queues the request and waits for the user. Only an answer given here
+   * (or earlier, for a re-sent request) answers it; an approval that ended
+   * without one (resolved elsewhere, cancelled, withdrawn) answers -32800.
    */
   async #askUser(
     params: ApprovalRequestParams,

@@ -77,11 +77,16 @@ export interface SessionViewEvents {
   approvalResolved: ApprovalResolvedParams;
   /** The tree was replaced from a snapshot (attach or a replay too old for events). */
   reset: { turnId: string | undefined };
-  /** Events are missing after `sinceSeq`; a re-attach from there is (or should be) under way. */
-  gap: { sinceSeq: number; nextSeen: number };
+  /**
+   * Events are missing after `sinceSeq` (a seq gap, or a tree node under an
+   * unknown parent); a re-attach from there is under way when `reattach` is set.
+   */
+  gap: { reason: GapReason; sinceSeq: number; nextSeen: number };
   /** Re-attach failed; the view keeps what it had and retries on the next gap or resync(). */
   error: Error;
 }
+
+export type GapReason = 'seq' | 'unknownParent';
 
 export type Reattach = (sinceSeq: number) => Promise<AttachResult>;
 
@@ -213,6 +218,7 @@ export class SessionView {
     const snapshot = result.snapshot;
     if (snapshot) {
       this.#resetTurn(snapshot.turnId, snapshot.tree);
+      this.#tree.resetText(snapshot.texts ?? [], result.lastSeq);
       this.approvals.sync(snapshot.pendingApprovals);
     }
     const ready = this.#order.rebase(result.lastSeq);
@@ -242,10 +248,14 @@ export class SessionView {
     return result;
   }
 
-  #gap(): void {
+  #gap(reason: GapReason = 'seq', seen?: number): void {
     if (this.#resyncing) return;
     const sinceSeq = this.#order.lastSeq ?? 0;
-    this.#events.emit('gap', { sinceSeq, nextSeen: this.#order.firstHeld ?? sinceSeq + 1 });
+    this.#events.emit('gap', {
+      reason,
+      sinceSeq,
+      nextSeen: seen ?? this.#order.firstHeld ?? sinceSeq + 1,
+    });
     void this.#reattachFrom(sinceSeq);
   }
 
@@ -328,6 +338,9 @@ export class SessionView {
         this.#enterTurn(p.turnId);
         const changed = this.#tree.upsert(p.nodes);
         this.#events.emit('tree', { turnId: p.turnId, changed });
+        // A node under an unknown parent means missed events (spec tree-unknown-parent).
+        const orphans = this.#tree.detached();
+        if (orphans.some((n) => changed.includes(n.id))) this.#gap('unknownParent', p.seq);
         return;
       }
       case Methods.ApprovalResolved.method: {

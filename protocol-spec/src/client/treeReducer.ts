@@ -88,6 +88,18 @@ export class TreeReducer {
     return entry.joined;
   }
 
+  /**
+   * Replaces all streamed text with a snapshot's (`texts` of an attach
+   * snapshot), as of `asOfSeq`: chunks with a higher seq append to it.
+   */
+  resetText(texts: readonly { nodeId: string; text: string }[], asOfSeq: number): void {
+    this.#text.clear();
+    for (const { nodeId, text } of texts) {
+      if (text.length > 0)
+        this.#text.set(nodeId, { chunks: [{ seq: asOfSeq, text }], joined: undefined });
+    }
+  }
+
   clearText(): void {
     this.#text.clear();
   }

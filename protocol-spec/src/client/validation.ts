@@ -2,13 +2,13 @@
 import type { z } from 'zod';
 import { ProtocolValidationError, type MessageOrigin } from './clientErrors.js';
 
-export type Checked<T> = { ok: true; value: T } | { ok: false; error: ProtocolValidationError };
+export type Validated<T> = { ok: true; value: T } | { ok: false; error: ProtocolValidationError };
 
-export function check<S extends z.ZodType>(
+export function validateMessage<S extends z.ZodType>(
   schema: S,
   value: unknown,
   where: { method: string; part: 'params' | 'result'; origin: MessageOrigin },
-): Checked<z.output<S>> {
+): Validated<z.output<S>> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return { ok: true, value: parsed.data };
   return {

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { ApprovalQueue, approvalKey, type ApprovalSettlement } from '../../src/client/index.js';
+import { ApprovalQueue, approvalKey, type ApprovalEnd } from '../../src/client/index.js';
 import { approvalRequest } from './builders.js';
 
 function ids(queue: ApprovalQueue): string[] {
@@ -15,7 +15,7 @@ describe('ApprovalQueue', () => {
     assert.deepEqual(ids(queue), ['c2', 'c1', 'c3']);
   });
 
-  it('a local decision removes the approval and settles its waiter with the decision', async () => {
+  it('a local answer settles the waiting request but the card stays until tool/approvalResolved', async () => {
     const queue = new ApprovalQueue();
     queue.add(approvalRequest('c1'));
     queue.add(approvalRequest('c2'));
@@ -23,14 +23,27 @@ describe('ApprovalQueue', () => {
     const settled = queue.settled(key);
     assert.equal(queue.decide(key, 'allowForSession'), true);
     assert.deepEqual(await settled, { kind: 'decided', decision: 'allowForSession' });
-    assert.deepEqual(ids(queue), ['c2']);
+    assert.deepEqual(ids(queue), ['c1', 'c2'], 'another client may still win the race');
+    assert.equal(queue.get(key)?.answer, 'allowForSession');
+    assert.deepEqual(
+      queue.awaiting().map((a) => a.request.toolCallId),
+      ['c2'],
+      'only c2 still needs the user',
+    );
     assert.equal(queue.decide(key, 'deny'), false, 'a second answer is refused');
+    queue.resolved({
+      turnId: 'turn_1',
+      toolCallId: 'c1',
+      outcome: 'approved',
+      decision: 'allowForSession',
+    });
+    assert.deepEqual(ids(queue), ['c2']);
   });
 
   it('closes an approval resolved by another client', async () => {
     const queue = new ApprovalQueue();
-    const removed: ApprovalSettlement[] = [];
-    queue.on('removed', ({ settlement }) => removed.push(settlement));
+    const removed: ApprovalEnd[] = [];
+    queue.on('removed', ({ end }) => removed.push(end));
     queue.add(approvalRequest('c1'));
     queue.add(approvalRequest('c2'));
     const settled = queue.settled(approvalKey(approvalRequest('c2')));
@@ -81,19 +94,19 @@ describe('ApprovalQueue', () => {
     assert.equal(queue.size, 2);
   });
 
-  it('a re-send of an approval decided here (not yet resolved) gets the same answer, not a new card', async () => {
+  it('a re-send of an approval answered here (not yet resolved) gets the same answer, not a new card', async () => {
     const queue = new ApprovalQueue();
     queue.add(approvalRequest('c1'));
     const key = approvalKey(approvalRequest('c1'));
     queue.decide(key, 'deny');
     assert.equal(queue.add(approvalRequest('c1')), 'alreadyDecided');
-    assert.deepEqual(ids(queue), []);
+    assert.equal(queue.size, 1);
     assert.deepEqual(await queue.settled(key), { kind: 'decided', decision: 'deny' });
     queue.resolved({ turnId: 'turn_1', toolCallId: 'c1', outcome: 'rejected' });
     assert.equal(
       queue.add(approvalRequest('c1')),
       'added',
-      'once resolved, the decision is forgotten',
+      'once resolved, the answer is forgotten',
     );
   });
 

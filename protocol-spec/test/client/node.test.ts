@@ -53,9 +53,15 @@ function socketDaemon(): { server: Server; received: string[]; connections: Mess
 
 describe('client/node transports', () => {
   it('spawns a daemon over stdio, initializes it, and shuts it down so it exits', async () => {
+    let logs = '';
     const arbor = await connectArbor(
       {
-        spawn: { command: process.execPath, args: ['--import', 'tsx', fixture], cwd: packageRoot },
+        spawn: {
+          command: process.execPath,
+          args: ['--import', 'tsx', fixture],
+          cwd: packageRoot,
+          onStderr: (text) => (logs += text),
+        },
       },
       { clientInfo: { name: 'stdio-test' } },
     );
@@ -65,6 +71,7 @@ describe('client/node transports', () => {
     await arbor.close();
     const status = await arbor.process!.exited;
     assert.deepEqual(status, { code: 0, signal: null }, 'exit made the daemon process end cleanly');
+    assert.match(logs, /fixture daemon: listening on stdio/, 'the daemon log reaches onStderr');
   });
 
   it('a daemon command that does not exist is a rejected promise, not a crash', async () => {

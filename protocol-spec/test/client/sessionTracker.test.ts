@@ -7,7 +7,7 @@ import {
   approvalKey,
   type AttachResult,
 } from '../../src/client/index.js';
-import { approvalRequest, ev, node, SESSION, sessionInfo } from './builders.js';
+import { approvalRequest, ev, node, SESSION, sessionInfo, TURN } from './builders.js';
 import { FakeDaemon, settle } from './fakeDaemon.js';
 
 /** Sends a SessionView-shaped event from the daemon as the notification it stands for. */
@@ -39,13 +39,42 @@ describe('SessionTracker over a fake daemon', () => {
     });
   });
 
+  it('attaching mid-turn catches up from seq 0: a snapshot gives the tree and the text so far', async () => {
+    const attaches: unknown[] = [];
+    daemon.answers.set(Methods.SessionAttach.method, (params): AttachResult => {
+      attaches.push(params);
+      return {
+        session: sessionInfo({ state: 'running' }),
+        role: 'controller',
+        lastSeq: 30,
+        replay: 'snapshot',
+        snapshot: {
+          turnId: TURN,
+          tree: { version: 1, nodes: [node('t', null), node('a', 't')] },
+          texts: [{ nodeId: 't', text: 'Looking' }],
+          pendingApprovals: [],
+        },
+      };
+    });
+    const view = await sessions.attach(SESSION);
+    await send(daemon, ev.chunk(31, ' at it'));
+    await settle();
+    assert.deepEqual(attaches, [{ sessionId: SESSION, role: 'controller', sinceSeq: 0 }]);
+    assert.deepEqual(
+      view.tree.roots().map((n) => n.id),
+      ['t'],
+    );
+    assert.equal(view.turnText(), 'Looking at it');
+    assert.equal(view.state, 'running');
+  });
+
   it('on a seq gap re-attaches with sinceSeq = last applied seq and applies the replay', async () => {
     const attaches: unknown[] = [];
     daemon.answers.set(Methods.SessionAttach.method, (params) => {
       attaches.push(params);
       const result: AttachResult = {
         session: sessionInfo({ state: 'running' }),
-        role: 'controller',
+        role: 'observer',
         lastSeq: 2,
         replay: 'none',
       };
@@ -53,7 +82,7 @@ describe('SessionTracker over a fake daemon', () => {
         ? result
         : { ...result, lastSeq: 6, replay: 'events' };
     });
-    const view = await sessions.attach(SESSION);
+    const view = await sessions.attach(SESSION, { sinceSeq: null, role: 'observer' });
     await send(daemon, ev.tree(3, [node('t', null)]));
     await send(daemon, ev.chunk(4, 'A'));
     await send(daemon, ev.chunk(4, 'A')); // duplicate
@@ -61,8 +90,8 @@ describe('SessionTracker over a fake daemon', () => {
     await settle();
     assert.equal(view.turnText(), 'A');
     assert.deepEqual(attaches, [
-      { sessionId: SESSION, role: 'controller' },
-      { sessionId: SESSION, role: 'controller', sinceSeq: 4 },
+      { sessionId: SESSION, role: 'observer' },
+      { sessionId: SESSION, role: 'observer', sinceSeq: 4 },
     ]);
     // The daemon replays what came after seq 4.
     await send(daemon, ev.chunk(5, 'B'));
@@ -73,16 +102,22 @@ describe('SessionTracker over a fake daemon', () => {
     assert.equal(view.resyncing, false);
   });
 
-  it('an approval waits in the session queue until the user decides there', async () => {
+  it('an approval waits in the session queue until the user answers there; resolved closes it', async () => {
     const view = sessions.track(SESSION);
     const answer = daemon.request(Methods.ApprovalRequest.method, approvalRequest('c1'));
     await settle();
     assert.deepEqual(
-      view.approvals.pending().map((a) => a.request.toolCallId),
+      view.approvals.awaiting().map((a) => a.request.toolCallId),
       ['c1'],
     );
     view.approvals.decide(approvalKey(approvalRequest('c1')), 'deny');
     assert.deepEqual(await answer, { decision: 'deny' });
+    assert.deepEqual(view.approvals.awaiting(), []);
+    await send(
+      daemon,
+      ev.resolved(1, 'c1', { outcome: 'rejected', decision: 'deny', decidedBy: 'client_1' }),
+    );
+    await settle();
     assert.equal(view.approvals.size, 0);
   });
 
@@ -125,6 +160,8 @@ describe('SessionTracker over a fake daemon', () => {
     view.approvals.decide(approvalKey(approvalRequest('c1')), 'allow');
     assert.deepEqual(await again, { decision: 'allow' });
     assert.deepEqual(await first, { decision: 'allow' });
+    const third = await daemon.request(Methods.ApprovalRequest.method, approvalRequest('c1'));
+    assert.deepEqual(third, { decision: 'allow' }, 'a re-send after the answer gets it at once');
   });
 
   it('answers _arbor/conformance/state from the view', async () => {

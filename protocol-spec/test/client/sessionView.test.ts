@@ -43,7 +43,7 @@ describe('SessionView: seq order', () => {
       [2],
       'one re-attach from seq 2, not one per held event',
     );
-    assert.deepEqual(gaps, [{ sinceSeq: 2, nextSeen: 5 }]);
+    assert.deepEqual(gaps, [{ reason: 'seq', sinceSeq: 2, nextSeen: 5 }]);
     assert.equal(view.turnText(), 'one ', 'nothing after the gap is shown yet');
     assert.equal(view.resyncing, true);
 
@@ -76,10 +76,12 @@ describe('SessionView: seq order', () => {
     const resets: unknown[] = [];
     view.on('reset', (r) => resets.push(r));
     view.receive(ev.tree(1, [node('t', null), node('stale', 't')]));
+    view.receive(ev.chunk(2, 'partial'));
     view.approvals.add(approvalRequest('old'));
     view.receive(ev.tree(40, [node('late', 't')]));
     view.receive(ev.tree(51, [node('after', 't')]));
-    assert.equal(calls[0]?.sinceSeq, 1);
+    view.receive(ev.chunk(52, ' and more'));
+    assert.equal(calls[0]?.sinceSeq, 2);
 
     calls[0]!.answer({
       session: sessionInfo({ state: 'requires_action', permissionMode: 'auto' }),
@@ -92,6 +94,7 @@ describe('SessionView: seq order', () => {
           version: 1,
           nodes: [node('t', null), node('a', 't', { status: 'done' }), node('b', 't')],
         },
+        texts: [{ nodeId: 't', text: 'The whole text so far' }],
         pendingApprovals: [approvalRequest('now')],
       },
     });
@@ -102,7 +105,12 @@ describe('SessionView: seq order', () => {
       'seq 40 is covered by the snapshot, 51 follows it',
     );
     assert.equal(view.tree.get('a')?.status, 'done');
-    assert.equal(view.lastSeq, 51);
+    assert.equal(view.lastSeq, 52);
+    assert.equal(
+      view.turnText(),
+      'The whole text so far and more',
+      'text from the snapshot, then live chunks',
+    );
     assert.equal(view.state, 'requires_action');
     assert.equal(view.permissionMode, 'auto');
     assert.deepEqual(
@@ -110,6 +118,25 @@ describe('SessionView: seq order', () => {
       ['now'],
     );
     assert.deepEqual(resets, [{ turnId: TURN }]);
+  });
+
+  it('a tree node under an unknown parent counts as missed events: re-attach from the last seq', () => {
+    const { calls, reattach } = manualReattach();
+    const view = new SessionView(SESSION, { reattach });
+    const gaps: unknown[] = [];
+    view.on('gap', (g) => gaps.push(g));
+    view.receive(ev.tree(1, [node('t', null)]));
+    view.receive(ev.tree(2, [node('child', 'never-announced')]));
+    assert.deepEqual(gaps, [{ reason: 'unknownParent', sinceSeq: 2, nextSeen: 2 }]);
+    assert.deepEqual(
+      calls.map((c) => c.sinceSeq),
+      [2],
+    );
+    assert.deepEqual(
+      view.tree.detached().map((n) => n.id),
+      ['child'],
+      'held meanwhile, not dropped',
+    );
   });
 
   it('holds events until the first attach result gives the baseline', () => {

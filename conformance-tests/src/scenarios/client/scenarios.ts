@@ -138,7 +138,8 @@ export const unknownOutcome: Scenario<ClientContext> = {
     requireClientCapability(conn, 'client.approvals');
     requireClientCapability(conn, 'client.conformance');
     startTurnWithToolAwaitingApproval(ctx, conn, 'call-3');
-    const pending = conn.request('tool/approvalRequest', approvalParams(ctx, 'call-3'), { id: 'approval-3', noResponseCheck: 'client.approvals.unknown-outcome' });
+    // The daemon cancels the resolved request; a missing -32800 is the cancel check's business.
+    const pending = conn.request('tool/approvalRequest', approvalParams(ctx, 'call-3'), { id: 'approval-3', noResponseCheck: 'client.approvals.cancelled', timeoutMs: 2000 });
     await sleep(50);
     // A future outcome value: deliberately outside v1's enum.
     conn.notify('tool/approvalResolved', { sessionId: ctx.sessionId, seq: ++ctx.lastSeq, turnId: 'turn-1', toolCallId: 'call-3', outcome: 'conformance_future_outcome' }, true);

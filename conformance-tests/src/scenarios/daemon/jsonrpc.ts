@@ -110,7 +110,7 @@ export const notifications: Scenario<DaemonContext> = {
       const answered = await probe;
       if (!answered) return;
       const extra = conn.messages.slice(from).filter((m) => m.kind === 'response' && (m.message as ResponseMessage).id !== (answered.id as number));
-      ctx.recorder.expect(check, extra.length === 0, `${what} was answered: ${JSON.stringify(extra[0]?.message).slice(0, 200)}`);
+      ctx.recorder.expect(check, extra.length === 0, `${what} was answered: ${JSON.stringify(extra[0]?.message ?? null).slice(0, 200)}`);
     };
     await quiet('daemon.jsonrpc.unknown-notification-ignored', 'an unknown notification', () => {
       conn.notify('conformance/noSuchNotification', { x: 1 });

@@ -65,9 +65,19 @@ export function checkTurn(r: Recorder, events: Event[], turnId: string): void {
     return;
   }
   const idle = events[end]!;
-  if (!r.expect('daemon.turns.idle-ends-turn', idle.params.stopReason !== undefined, `session/state idle ending the turn has no stopReason: ${JSON.stringify(idle.params)}`)) return;
+  const missing = ['turnId', 'stopReason', 'usage'].filter((k) => idle.params[k] === undefined);
+  if (!r.expect('daemon.turns.idle-ends-turn', missing.length === 0, `session/state idle ending the turn lacks ${missing.join(', ')}: ${JSON.stringify(idle.params)}`)) return;
   const after = events.slice(end + 1).filter((e) => e.params.turnId === turnId);
   if (after.length > 0) r.fail('daemon.turns.idle-ends-turn', `${after[0]!.method} of the turn arrived after session/state idle`);
+}
+
+/** A new session's first event has seq 1; the chat/send answer precedes the turn's first event. */
+export function checkStart(r: Recorder, conn: Connection, sessionId: string, sendId: number | string | undefined): void {
+  const first = sessionEvents(conn, sessionId)[0];
+  if (first) r.expect('daemon.events.seq-starts-at-1', first.params.seq === 1, `the new session's first event has seq ${String(first.params.seq)}`);
+  const responseAt = conn.messages.findIndex((m) => m.kind === 'response' && (m.message as JsonObject).id === sendId);
+  const firstAt = conn.messages.findIndex((m) => m.kind === 'notification' && ((m.message as JsonObject).params as JsonObject | undefined)?.sessionId === sessionId);
+  if (responseAt >= 0 && firstAt >= 0) r.expect('daemon.turns.response-before-events', responseAt < firstAt, 'the turn\'s first event arrived before the chat/send response');
 }
 
 /** Tree invariants over every tree/update of one turn. */
@@ -82,6 +92,11 @@ export function checkTree(r: Recorder, events: Event[], turnId: string): void {
   let parentOk = true;
   let rootOk = true;
   let finalOk = true;
+  const firstNodes = (updates[0]!.params.nodes ?? []) as JsonObject[];
+  if (!firstNodes.some((n) => n.kind === 'turn' && n.parentId === null)) {
+    rootOk = false;
+    r.fail('daemon.tree.turn-root', `the turn's first tree/update does not hold the turn node: ${JSON.stringify(firstNodes).slice(0, 200)}`);
+  }
   for (const update of updates) {
     for (const node of (update.params.nodes ?? []) as JsonObject[]) {
       const id = String(node.id);
@@ -113,9 +128,9 @@ export function checkTree(r: Recorder, events: Event[], turnId: string): void {
 }
 
 /** session/new + setScript; skips the scenario when the daemon has no scripted provider. */
-async function scriptedSession(ctx: DaemonContext, c: Initialized, conversations: JsonObject, mode = 'auto'): Promise<string> {
+async function scriptedSession(ctx: DaemonContext, c: Initialized, conversations: JsonObject, mode = 'auto', chatContext = 'thread'): Promise<string> {
   requireDaemonCapability(c.init, 'testing.scriptedProvider');
-  const created = await c.conn.request('session/new', { workspaceRoot: ctx.workspace, permissionMode: mode });
+  const created = await c.conn.request('session/new', { workspaceRoot: ctx.workspace, permissionMode: mode, chatContext: { kind: chatContext } });
   const sessionId = (created?.result as JsonObject | undefined)?.sessionId;
   if (typeof sessionId !== 'string') {
     ctx.recorder.fail('daemon.sessions.new', `session/new got ${describe(created)}`);
@@ -127,10 +142,14 @@ async function scriptedSession(ctx: DaemonContext, c: Initialized, conversations
 }
 
 async function send(ctx: DaemonContext, conn: Connection, sessionId: string, text: string): Promise<string> {
+  return (await sendWithId(ctx, conn, sessionId, text)).turnId;
+}
+
+async function sendWithId(ctx: DaemonContext, conn: Connection, sessionId: string, text: string): Promise<{ turnId: string; id: string | number }> {
   const response = await conn.request('chat/send', { sessionId, text }, { noResponseCheck: 'daemon.turns.send-answers-turn-id' });
   const turnId = (response?.result as JsonObject | undefined)?.turnId;
   if (!ctx.recorder.expect('daemon.turns.send-answers-turn-id', typeof turnId === 'string', `chat/send got ${describe(response)}`)) throw new Abort('no turn');
-  return turnId as string;
+  return { turnId: turnId as string, id: response!.id as string | number };
 }
 
 async function waitTurnEnd(ctx: DaemonContext, conn: Connection, sessionId: string, turnId: string, timeoutMs = TURN_TIMEOUT_MS): Promise<JsonObject> {
@@ -145,6 +164,8 @@ async function waitTurnEnd(ctx: DaemonContext, conn: Connection, sessionId: stri
 
 const TURN_CHECKS = [
   'daemon.turns.send-answers-turn-id',
+  'daemon.turns.response-before-events',
+  'daemon.events.seq-starts-at-1',
   'daemon.turns.running-first',
   'daemon.turns.idle-ends-turn',
   'daemon.events.seq-increasing',
@@ -166,9 +187,11 @@ export const turn: Scenario<DaemonContext> = {
         { text: 'Let me look.', toolCalls: [{ id: 'conformance-call-1', name: 'conformance_probe', arguments: { depth: 1 } }] },
         { text: 'Done looking.' },
       ],
-    });
-    const turnId = await send(ctx, c.conn, sessionId, 'conformance: a turn with a tool call');
+      // default mode: an unknown (external) tool needs an approval this client cannot give.
+    }, 'default');
+    const { turnId, id } = await sendWithId(ctx, c.conn, sessionId, 'conformance: a turn with a tool call');
     await waitTurnEnd(ctx, c.conn, sessionId, turnId);
+    checkStart(ctx.recorder, c.conn, sessionId, id);
     const events = sessionEvents(c.conn, sessionId);
     checkTurn(ctx.recorder, events, turnId);
     checkSeq(ctx.recorder, events);
@@ -269,7 +292,7 @@ async function approvalTurn(ctx: DaemonContext, decision: 'allow' | 'deny') {
   });
   const sessionId = await scriptedSession(ctx, c, {
     '*': [{ toolCalls: [{ id: 'conformance-write-1', name: CLIENT_TOOL.name, arguments: { n: 1 } }] }, { text: 'Finished.' }],
-  }, 'default');
+  }, 'default', 'editor'); // client tools are offered in editor sessions only
   const turnId = await send(ctx, c.conn, sessionId, `conformance: a client tool, ${decision}`);
   await waitTurnEnd(ctx, c.conn, sessionId, turnId);
   const events = sessionEvents(c.conn, sessionId);
@@ -283,14 +306,13 @@ export const approvalAllow: Scenario<DaemonContext> = {
   id: 'daemon-approval-allow',
   role: 'daemon',
   title: 'a write-category client tool in default mode asks, runs through tool/execute once allowed',
-  checks: ['daemon.approvals.allow', 'daemon.approvals.resolved', 'daemon.client-tools.round-trip'],
+  checks: ['daemon.approvals.ask-controllers', 'daemon.approvals.resolved', 'daemon.client-tools.round-trip'],
   async run(ctx) {
     const r = ctx.recorder;
     const { asked, executed, toolNode, resolved } = await approvalTurn(ctx, 'allow');
-    if (!r.expect('daemon.approvals.allow', asked.length === 1, `the daemon sent ${asked.length} tool/approvalRequest for one write call in default mode, expected 1`)) return;
+    if (!r.expect('daemon.approvals.ask-controllers', asked.length === 1, `the daemon sent ${asked.length} tool/approvalRequest for one write call in default mode, expected 1`)) return;
     r.expect('daemon.approvals.resolved', resolved?.params.outcome === 'approved', `tool/approvalResolved: ${JSON.stringify(resolved?.params) ?? 'missing'}, expected outcome approved`);
-    r.expect('daemon.approvals.allow', executed.length === 1, `an allowed call was executed ${executed.length} times`);
-    r.expect('daemon.client-tools.round-trip', executed[0]?.name === CLIENT_TOOL.name && toolNode?.status === 'done', `tool/execute ${JSON.stringify(executed[0])}; tool node ${JSON.stringify(toolNode)}`);
+    r.expect('daemon.client-tools.round-trip', executed.length === 1 && executed[0]?.name === CLIENT_TOOL.name && toolNode?.status === 'done', `tool/execute ${JSON.stringify(executed)}; tool node ${JSON.stringify(toolNode)}`);
   },
 };
 
@@ -298,9 +320,9 @@ export const approvalDeny: Scenario<DaemonContext> = {
   id: 'daemon-approval-deny',
   role: 'daemon',
   title: 'a denied call never runs and its node ends denied',
-  checks: ['daemon.approvals.deny'],
+  checks: ['daemon.approvals.denied-not-run'],
   async run(ctx) {
     const { asked, executed, toolNode } = await approvalTurn(ctx, 'deny');
-    ctx.recorder.expect('daemon.approvals.deny', asked.length === 1 && executed.length === 0 && toolNode?.status === 'denied', `asked ${asked.length}, executed ${executed.length}, tool node ${JSON.stringify(toolNode)}`);
+    ctx.recorder.expect('daemon.approvals.denied-not-run', asked.length === 1 && executed.length === 0 && toolNode?.status === 'denied', `asked ${asked.length}, executed ${executed.length}, tool node ${JSON.stringify(toolNode)}`);
   },
 };

@@ -4,7 +4,10 @@ import type { SessionManager } from '../../session/sessionManager.js';
 import type { ClientContext } from '../clientConnection.js';
 import type { MethodRouter } from '../methodRouter.js';
 
-export function registerChatMethods(router: MethodRouter<ClientContext>, sessions: SessionManager): void {
+export function registerChatMethods(
+  router: MethodRouter<ClientContext>,
+  sessions: SessionManager,
+): void {
   router
     .onRequest(Methods.ChatSend, (params, client) => {
       const turn = sessions.get(params.sessionId).startTurn(client.clientId, params.text);

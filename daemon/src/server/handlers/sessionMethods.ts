@@ -5,7 +5,10 @@ import type { SessionManager } from '../../session/sessionManager.js';
 import type { ClientContext } from '../clientConnection.js';
 import type { MethodRouter } from '../methodRouter.js';
 
-export function registerSessionMethods(router: MethodRouter<ClientContext>, sessions: SessionManager): void {
+export function registerSessionMethods(
+  router: MethodRouter<ClientContext>,
+  sessions: SessionManager,
+): void {
   router
     .onRequest(Methods.SessionNew, (params, client) => {
       const session = sessions.create(params);

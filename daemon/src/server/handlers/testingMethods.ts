@@ -8,7 +8,10 @@ import type { SessionManager } from '../../session/sessionManager.js';
 import type { ClientContext } from '../clientConnection.js';
 import type { MethodRouter } from '../methodRouter.js';
 
-export function registerTestingMethods(router: MethodRouter<ClientContext>, sessions: SessionManager): void {
+export function registerTestingMethods(
+  router: MethodRouter<ClientContext>,
+  sessions: SessionManager,
+): void {
   router.onRequest(Methods.SetScript, (params) => {
     if (params.sessionId === undefined) sessions.defaultScript = params.script;
     else sessions.get(params.sessionId).script = params.script;

@@ -1,0 +1,127 @@
+/**
+ * The suite proves itself: the reference fixtures pass, and every broken
+ * fixture fails exactly the check its one defect violates, and nothing else.
+ */
+import assert from 'node:assert/strict';
+import { runClientSuite, runDaemonSuite, type SuiteResult } from '../src/suite.js';
+import { clientCommand, daemonCommand, listeningDaemon, pool } from './helpers.js';
+
+const failing = (result: SuiteResult): string[] => result.report.checks.filter((c) => c.status === 'FAIL').map((c) => c.id);
+const explain = (result: SuiteResult): string =>
+  JSON.stringify(
+    { failing: result.report.checks.filter((c) => c.status === 'FAIL').map((c) => ({ id: c.id, messages: c.messages })), harnessErrors: result.report.verdict.harnessErrors },
+    null,
+    2,
+  );
+
+/** defect → the one check it must fail; `stdio` defects need a process per connection. */
+const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }> = {
+  'batch-success': { check: 'daemon.jsonrpc.batch-rejected', mode: 'socket' },
+  'stdout-leak': { check: 'daemon.wire.stdout-frames-only', mode: 'stdio' },
+  'seq-repeat': { check: 'daemon.events.seq-increasing', mode: 'socket' },
+  'seq-gap': { check: 'daemon.events.seq-no-gaps', mode: 'socket' },
+  'accept-before-initialize': { check: 'daemon.lifecycle.not-initialized', mode: 'socket' },
+  'initialize-twice': { check: 'daemon.lifecycle.initialize-once', mode: 'socket' },
+  'unknown-method-success': { check: 'daemon.jsonrpc.unknown-method', mode: 'socket' },
+  'parse-error-code': { check: 'daemon.jsonrpc.parse-error', mode: 'socket' },
+  'oversize-accepted': { check: 'daemon.transport.oversize-error', mode: 'socket' },
+  'no-max-size': { check: 'daemon.transport.max-size-advertised', mode: 'socket' },
+  'observer-can-chat': { check: 'daemon.sessions.observer-cannot-control', mode: 'socket' },
+  'no-stop-reason': { check: 'daemon.turns.idle-ends-turn', mode: 'socket' },
+  'child-before-parent': { check: 'daemon.tree.parent-before-child', mode: 'socket' },
+  'final-status-changes': { check: 'daemon.tree.final-status', mode: 'socket' },
+  'exit-code-after-shutdown': { check: 'daemon.lifecycle.exit-code', mode: 'stdio' },
+  'serve-after-shutdown': { check: 'daemon.lifecycle.after-shutdown', mode: 'socket' },
+  'answer-notification': { check: 'daemon.jsonrpc.unknown-notification-ignored', mode: 'socket' },
+  'no-budget-notification': { check: 'daemon.budget.exceeded-notified', mode: 'socket' },
+  'approval-without-capability': { check: 'daemon.wire.capability-negotiated', mode: 'socket' },
+  'missing-response': { check: 'daemon.wire.response-per-request', mode: 'socket' },
+  'invalid-session-info': { check: 'daemon.wire.schema-valid', mode: 'socket' },
+  'no-token-check': { check: 'daemon.transport.socket-token', mode: 'socket' },
+  'no-fan-out': { check: 'daemon.sessions.events-to-all-attached', mode: 'socket' },
+  'echo-version': { check: 'daemon.version.unsupported', mode: 'socket' },
+  'accept-bad-root': { check: 'daemon.sessions.invalid-workspace-root', mode: 'socket' },
+};
+
+const CLIENT_DEFECTS: Record<string, string> = {
+  'wrong-version': 'client.lifecycle.protocol-version',
+  'no-initialized': 'client.lifecycle.initialized',
+  'unknown-request-success': 'client.jsonrpc.unknown-request',
+  'crash-on-unknown-notification': 'client.jsonrpc.unknown-notification-ignored',
+  'crash-on-malformed': 'client.transport.robust',
+  'ignores-policy': 'client.approvals.valid-decision',
+  'no-cancel-answer': 'client.approvals.cancelled',
+  'unknown-outcome-approves': 'client.approvals.unknown-outcome',
+  'tree-replace': 'client.tree.rebuild',
+  'ignore-seq-gap': 'client.events.seq-gap-reattach',
+};
+
+async function daemonRun(defect: string | undefined, mode: 'stdio' | 'socket'): Promise<SuiteResult> {
+  if (mode === 'stdio') return runDaemonSuite({ kind: 'stdio', command: daemonCommand(defect) }, { concurrency: 6 });
+  const daemon = await listeningDaemon(defect);
+  try {
+    return await runDaemonSuite(daemon.target, { concurrency: 8 });
+  } finally {
+    await daemon.stop();
+  }
+}
+
+describe('the reference fixtures', () => {
+  it('the reference daemon passes every check on stdio (socket-only checks skipped)', async () => {
+    const result = await daemonRun(undefined, 'stdio');
+    assert.deepEqual(failing(result), [], explain(result));
+    assert.equal(result.report.verdict.exitCode, 0, explain(result));
+    const skipped = result.report.checks.filter((c) => c.status === 'SKIPPED').map((c) => c.id).sort();
+    assert.deepEqual(skipped, ['daemon.sessions.events-to-all-attached', 'daemon.transport.socket-token']);
+  });
+
+  it('the reference daemon passes every check on a socket (stdio-only checks skipped)', async () => {
+    const result = await daemonRun(undefined, 'socket');
+    assert.deepEqual(failing(result), [], explain(result));
+    const skipped = result.report.checks.filter((c) => c.status === 'SKIPPED').map((c) => c.id).sort();
+    assert.deepEqual(skipped, ['daemon.lifecycle.exit-code', 'daemon.lifecycle.exit-without-shutdown', 'daemon.wire.stdout-frames-only']);
+  });
+
+  for (const transport of ['stdio', 'socket'] as const) {
+    it(`the reference client passes every client check over ${transport}`, async () => {
+      const result = await runClientSuite({ command: clientCommand(), transport }, { concurrency: 8 });
+      assert.deepEqual(failing(result), [], explain(result));
+      assert.equal(result.report.verdict.exitCode, 0, explain(result));
+    });
+  }
+});
+
+describe('each broken daemon fails exactly its check', function () {
+  this.timeout(120_000);
+  const results = new Map<string, SuiteResult>();
+  before(async () => {
+    const entries = Object.entries(DAEMON_DEFECTS);
+    const runs = await pool(entries, 4, ([defect, { mode }]) => daemonRun(defect, mode));
+    entries.forEach(([defect], i) => results.set(defect, runs[i]!));
+  });
+  for (const [defect, { check }] of Object.entries(DAEMON_DEFECTS)) {
+    it(`--defect ${defect} fails only ${check}`, () => {
+      const result = results.get(defect)!;
+      assert.deepEqual(failing(result), [check], explain(result));
+      assert.deepEqual(result.report.verdict.harnessErrors, []);
+      assert.equal(result.report.verdict.exitCode, 1);
+    });
+  }
+});
+
+describe('each broken client fails exactly its check', function () {
+  this.timeout(120_000);
+  const results = new Map<string, SuiteResult>();
+  before(async () => {
+    const entries = Object.keys(CLIENT_DEFECTS);
+    const runs = await pool(entries, 3, (defect) => runClientSuite({ command: clientCommand(defect), transport: 'socket' }, { concurrency: 8 }));
+    entries.forEach((defect, i) => results.set(defect, runs[i]!));
+  });
+  for (const [defect, check] of Object.entries(CLIENT_DEFECTS)) {
+    it(`--defect ${defect} fails only ${check}`, () => {
+      const result = results.get(defect)!;
+      assert.deepEqual(failing(result), [check], explain(result));
+      assert.deepEqual(result.report.verdict.harnessErrors, []);
+    });
+  }
+});

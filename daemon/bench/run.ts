@@ -1,0 +1,17 @@
+/**
+ * `npm run bench -w daemon`: every daemon benchmark (reports, not tests).
+ * Each area owns its file; this runner only calls them in turn.
+ */
+import { coldStartBenchmark } from './coldStart.js';
+import { benchParallelSubtasks } from './parallelSubtasks.js';
+import { storeBenchmark } from './store.js';
+
+await coldStartBenchmark();
+
+const subtasks = await benchParallelSubtasks();
+console.log(
+  `parallel subtasks: wall ${subtasks.wallMs.toFixed(1)} ms, critical path ${subtasks.criticalPathMs} ms, ` +
+    `ratio ${subtasks.ratio.toFixed(3)} (target <= 1.15)`,
+);
+
+storeBenchmark();
