@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { BaselineError, formatJson, formatJunit, formatPretty, parseBaseline, type Report } from './checks/report.js';
 import { CHECKS } from './checks/registry.js';
+import { timeouts } from './harness/connection.js';
 import { spawnCommand, waitForSocket, type Spawned } from './harness/process.js';
 import { CLIENT_SCENARIOS } from './scenarios/client/index.js';
 import type { DaemonTarget } from './scenarios/daemon/context.js';
@@ -27,6 +28,7 @@ options:
   --strict                     SHOULD failures fail the run too
   --scenario <id>              run only matching scenarios (repeatable)
   --jobs <n>                   scenarios run in parallel (default 4)
+  --timeout <ms>               how long to wait for an answer (default 5000)
 
 In --command, {tmp} is replaced by a fresh temporary directory per process.
 `;
@@ -71,6 +73,7 @@ export async function main(argv: string[]): Promise<number> {
         strict: { type: 'boolean', default: false },
         scenario: { type: 'string', multiple: true },
         jobs: { type: 'string', default: '4' },
+        timeout: { type: 'string', default: '5000' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -93,6 +96,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     const protocolVersion = Number(values['protocol-version']);
     if (!Number.isInteger(protocolVersion) || protocolVersion < 1) throw new UsageError('--protocol-version must be a positive integer');
+    const timeout = Number(values.timeout);
+    if (!Number.isInteger(timeout) || timeout < 100) throw new UsageError('--timeout must be an integer of at least 100 (ms)');
+    timeouts.requestMs = timeout;
     const jobs = Number(values.jobs);
     if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError('--jobs must be a positive integer');
     let baseline: string[] = [];

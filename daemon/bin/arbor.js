@@ -1,3 +1,9 @@
 #!/usr/bin/env node
-// Tiny launcher: the CLI lives in dist/ (built by `tsc -b`).
-import '../dist/cli/main.js';
+// Launcher. `npm run build` bundles the CLI (esbuild, code-split so the agent
+// and its providers load only on the first turn): on Node 20, resolving and
+// loading hundreds of small modules dominates cold start. The unbundled output
+// of `tsc -b` is the fallback while developing.
+import { existsSync } from 'node:fs';
+
+const bundle = new URL('../dist/bundle/arbor.js', import.meta.url);
+await import(existsSync(bundle) ? bundle.href : '../dist/cli/main.js');

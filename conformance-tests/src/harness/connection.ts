@@ -70,7 +70,8 @@ export interface RequestOptions {
   id?: string | number;
 }
 
-export const DEFAULT_TIMEOUT_MS = 5000;
+/** How long the harness waits for an answer; `--timeout` changes it for a whole run. */
+export const timeouts = { requestMs: 5000 };
 
 /** Reads `client.approvals`-style capability paths out of negotiated capabilities. */
 export function hasCapability(negotiated: { client?: unknown; daemon?: unknown }, path: string): boolean {
@@ -177,7 +178,7 @@ export class Connection {
   /** Registers a response expectation for a request sent by other means (e.g. sendRaw). */
   expectResponse(id: string | number, method: string, options: RequestOptions = {}): Promise<ResponseMessage | undefined> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.noResponse(id), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      const timer = setTimeout(() => this.noResponse(id), options.timeoutMs ?? timeouts.requestMs);
       this.pending.set(id, { method, resolve, timer, noResponseCheck: options.noResponseCheck ?? this.check('response-per-request') });
       this.exercised.add('response-per-request');
     });
@@ -359,7 +360,7 @@ export class Connection {
    * The first message from index `from` on that satisfies `predicate`, waiting
    * up to `timeoutMs`; undefined on timeout or when the connection closes.
    */
-  waitFor(predicate: (m: Incoming) => boolean, timeoutMs = DEFAULT_TIMEOUT_MS, from = 0): Promise<Incoming | undefined> {
+  waitFor(predicate: (m: Incoming) => boolean, timeoutMs = timeouts.requestMs, from = 0): Promise<Incoming | undefined> {
     const found = (): Incoming | undefined => this.messages.slice(from).find(predicate);
     const now = found();
     if (now || this.closedFlag) return Promise.resolve(now);

@@ -39,7 +39,7 @@ export function spawnCommand(
     shell: true,
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, ...options.env },
+    env: Object.fromEntries(Object.entries({ ...process.env, ...options.env }).filter(([, v]) => v !== undefined)),
   });
   const label = options.label ?? 'process';
   child.stderr?.on('data', (chunk: Buffer) => {

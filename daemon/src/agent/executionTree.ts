@@ -18,6 +18,8 @@ import {
 import { addUsage } from './usageAccountant.js';
 
 const ELLIPSIS = '…';
+/** ExecutionTreeNode.title's limit. */
+const TITLE_MAX_CHARS = 500;
 
 /** Cuts a preview to the protocol's limit, marking the cut. */
 export function preview(value: unknown): string {
@@ -30,9 +32,19 @@ export function preview(value: unknown): string {
       text = String(value);
     }
   }
-  return text.length <= PREVIEW_MAX_CHARS
-    ? text
-    : text.slice(0, PREVIEW_MAX_CHARS - ELLIPSIS.length) + ELLIPSIS;
+  return cutText(text, PREVIEW_MAX_CHARS);
+}
+
+/**
+ * At most `max` UTF-16 code units (hence at most `max` code points too), never
+ * splitting a surrogate pair; a cut text ends with an ellipsis.
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - ELLIPSIS.length;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return text.slice(0, end) + ELLIPSIS;
 }
 
 export interface NewNode {
@@ -90,7 +102,7 @@ export class ExecutionTree {
       parentId: node.parentId,
       kind: node.kind,
       name: node.name,
-      ...(node.title === undefined ? {} : { title: node.title.slice(0, 500) }),
+      ...(node.title === undefined ? {} : { title: cutText(node.title, TITLE_MAX_CHARS) }),
       status: node.status ?? 'pending',
       depth: node.depth,
       ...(node.args === undefined ? {} : { argsPreview: preview(node.args) }),

@@ -14,7 +14,6 @@ import {
   type ProviderToolCall,
   type ToolDefinition,
 } from '../providers/provider.js';
-import { LOOP_REMINDER_MARK } from '../providers/scripted.js';
 import { toolDefinition, type ToolOutput } from '../tools/tool.js';
 import type { Toolbelt } from '../tools/toolbelt.js';
 import { abortable, raceAbort } from './abort.js';
@@ -132,15 +131,10 @@ export class AgentLoop {
           const cutShort = lastCall && this.offeredTools(false).length > 0;
           return { kind: cutShort ? 'max_iterations' : 'answer', text: this.text };
         }
-        if (lastCall)
-          return this.schemaNotSatisfied(
-            `${FINISH_SUBTASK} was not called within ${maxIterations} iterations`,
-          );
-        this.messages.push({
-          role: 'user',
-          content: `${LOOP_REMINDER_MARK}This subtask must end by calling ${FINISH_SUBTASK} with a result matching its schema.`,
-        });
-        continue;
+        // An answer without tool calls ends any loop; a structured subtask had to end through finish_subtask.
+        return this.schemaNotSatisfied(
+          `the subtask ended without calling ${FINISH_SUBTASK}${lastCall ? ` (iteration limit ${maxIterations})` : ''}`,
+        );
       }
 
       // Without parallel tool calls the model gets one tool per turn; extra calls are refused, not run.

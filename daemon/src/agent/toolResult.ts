@@ -11,19 +11,26 @@ export function normalizeOutput(output: ToolOutput): ToolResult {
   return { content: String(output.content), isError: output.isError === true };
 }
 
-export function truncationMarker(bytes: number, limit: number): string {
-  return `\n\n[truncated by Arbor: the result was ${bytes} bytes, over the ${limit}-byte limit]`;
+export function truncationMarker(keptBytes: number, totalBytes: number): string {
+  return `\n[… truncated: ${keptBytes} of ${totalBytes} bytes shown]`;
 }
 
-/** Keeps at most `limitBytes` UTF-8 bytes, marker included, cutting on a character boundary. */
+/** Keeps at most `limitBytes` UTF-8 bytes, marker included, cut at a code-point boundary. */
 export function truncateResult(content: string, limitBytes: number): string {
   const bytes = Buffer.byteLength(content, 'utf8');
   if (bytes <= limitBytes) return content;
-  const marker = truncationMarker(bytes, limitBytes);
-  const room = Math.max(0, limitBytes - Buffer.byteLength(marker, 'utf8'));
-  const kept = Buffer.from(content, 'utf8')
-    .subarray(0, room)
-    .toString('utf8')
-    .replace(/\uFFFD+$/, '');
-  return kept + marker;
+  // The marker's own size depends on the kept size; reserve room for its longest form.
+  const room = Math.max(
+    0,
+    limitBytes - Buffer.byteLength(truncationMarker(limitBytes, bytes), 'utf8'),
+  );
+  let keptBytes = 0;
+  let end = 0;
+  for (const point of content) {
+    const size = Buffer.byteLength(point, 'utf8');
+    if (keptBytes + size > room) break;
+    keptBytes += size;
+    end += point.length;
+  }
+  return content.slice(0, end) + truncationMarker(keptBytes, bytes);
 }

@@ -39,11 +39,12 @@ export class TurnEvents {
 
   /** Flushes held text; later events (from work that ignored the abort) are dropped. */
   close(): void {
-    this.flush();
+    this.flush(true);
     this.closed = true;
   }
 
-  flush(): void {
+  /** Sends held text; `final`: all of it, even a lone trailing high surrogate. */
+  flush(final = false): void {
     if (this.timer !== undefined) {
       clearTimeout(this.timer);
       this.timer = undefined;
@@ -51,7 +52,13 @@ export class TurnEvents {
     if (this.held.size === 0) return;
     const chunks = [...this.held];
     this.held.clear();
-    for (const [nodeId, text] of chunks)
-      this.sink.emit(Methods.ChatChunk, { turnId: this.turnId, nodeId, text });
+    for (const [nodeId, held] of chunks) {
+      // Never split a surrogate pair across chunks: a trailing high surrogate waits for its partner.
+      const last = held.charCodeAt(held.length - 1);
+      const split = !final && last >= 0xd800 && last <= 0xdbff;
+      const text = split ? held.slice(0, -1) : held;
+      if (split) this.held.set(nodeId, held.slice(-1));
+      if (text.length > 0) this.sink.emit(Methods.ChatChunk, { turnId: this.turnId, nodeId, text });
+    }
   }
 }

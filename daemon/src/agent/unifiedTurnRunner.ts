@@ -94,17 +94,25 @@ export class UnifiedTurnRunner implements TurnRunner {
     };
     armWallClock();
 
+    let provider: Provider | undefined;
+    // The provider's own price when it knows it (scripted: 0), else the daemon's price list, else unknown.
+    const accountant = new UsageAccountant(
+      (providerId, model, usage) =>
+        provider?.price?.(model, usage) ?? options.pricing?.(providerId, model, usage) ?? null,
+    );
     let loop: AgentLoop | undefined;
     let stopReason: StopReason;
     let error: string | undefined;
     try {
       const resolved = options.provider
-        ? { provider: options.provider, model: request.model ?? 'default' }
+        ? { provider: options.provider, model: request.model ?? options.defaultModel ?? 'default' }
         : resolveProvider({
             script: request.script ?? options.script,
             model: request.model ?? options.defaultModel,
             factories: options.providerFactories,
           });
+      provider = resolved.provider;
+      const model = provider.fixedModel ?? resolved.model;
       const ctx: TurnContext = {
         request,
         provider,
@@ -166,6 +174,7 @@ export class UnifiedTurnRunner implements TurnRunner {
       ...(text.length > 0 ? { result: text } : error ? { result: error } : {}),
       ...(stopReason === 'error' ? { isError: true } : {}),
     });
+    events.flush(true);
     events.emit(Methods.CostSummary, accountant.summary(turnId));
     events.close();
     return {

@@ -73,7 +73,12 @@ export function findConversationKey(script: Script, firstUserMessage: string): s
   for (const key of keys) {
     if (key === '*' || key.length === 0 || !firstUserMessage.includes(key)) continue;
     // Ties: the smallest key in UTF-16 code-unit order, so the choice never depends on key order.
-    if (best === undefined || key.length > best.length || (key.length === best.length && key < best)) best = key;
+    if (
+      best === undefined ||
+      key.length > best.length ||
+      (key.length === best.length && key < best)
+    )
+      best = key;
   }
   if (best !== undefined) return best;
   return keys.includes('*') ? '*' : undefined;
@@ -172,7 +177,10 @@ export class ScriptedProvider implements Provider {
     }
     yield {
       type: 'usage',
-      usage: { inputTokens: reply.usage?.inputTokens ?? 0, outputTokens: reply.usage?.outputTokens ?? 0 },
+      usage: {
+        inputTokens: reply.usage?.inputTokens ?? 0,
+        outputTokens: reply.usage?.outputTokens ?? 0,
+      },
     };
     yield { type: 'stop', reason: calls.length > 0 ? 'tool_use' : 'end_turn' };
   }

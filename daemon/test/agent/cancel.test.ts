@@ -33,6 +33,18 @@ describe('cancellation', () => {
     assert.equal(nodes(run)[0]?.status, 'cancelled');
     assert.ok(performance.now() - cancelledAt < 100, 'prompt');
     assert.equal(run.sink.of(Methods.BudgetExceeded).length, 0);
+    // a provider that knows no price: cost is unknown (null), never 0
+    const [summary] = run.sink.of(Methods.CostSummary);
+    assert.equal(summary?.cost, null);
+    assert.deepEqual(summary?.byModel, [
+      {
+        provider: 'hanging',
+        model: 'scripted:test',
+        calls: 1,
+        usage: { inputTokens: 0, outputTokens: 0 },
+        cost: null,
+      },
+    ]);
   });
 
   it('while the provider waits (delayMs): returns promptly', async () => {

@@ -4,7 +4,7 @@
  * descriptor's zod schema (the session's sessionId/seq stamped on, as on the wire).
  */
 import { performance } from 'node:perf_hooks';
-import { Script, type NotificationDescriptor } from '@arbor/protocol';
+import { Script, type NotificationDescriptor, type Usage } from '@arbor/protocol';
 import { z } from 'zod';
 import { DEFAULT_BUDGET_LIMITS, type BudgetLimits } from '../../src/agent/budgetLimits.js';
 import { createTurnRunner, type AgentOptions } from '../../src/agent/index.js';
@@ -67,6 +67,12 @@ export class RecordingProvider implements Provider {
   }
   get capabilities(): Provider['capabilities'] {
     return this.inner.capabilities;
+  }
+  get fixedModel(): string | undefined {
+    return this.inner.fixedModel;
+  }
+  price(model: string, usage: Usage): number | null {
+    return this.inner.price?.(model, usage) ?? null;
   }
   stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
     this.requests.push(structuredClone(request));

@@ -13,6 +13,7 @@ import {
   ScriptedProvider,
   findConversationKey,
   loadScriptFile,
+  splitText,
 } from '../../src/providers/scripted.js';
 import { RecordingSink, TURN_ID, nodes, runTurn, script } from './harness.js';
 
@@ -48,6 +49,8 @@ describe('scripted provider', () => {
     assert.equal(findConversationKey(keyed, 'a bug'), 'bug');
     assert.equal(findConversationKey(keyed, 'something else'), '*');
     assert.equal(findConversationKey(script({ a: [] }), 'zzz'), undefined);
+    // equally long keys: the smallest in code-unit order, whatever the key order
+    assert.equal(findConversationKey(script({ bc: [], ab: [] }), 'abc'), 'ab');
   });
 
   it('streams text in several chunks, then tool calls, usage and the stop reason', async () => {
@@ -74,6 +77,18 @@ describe('scripted provider', () => {
       { type: 'usage', usage: { inputTokens: 3, outputTokens: 4 } },
       { type: 'stop', reason: 'tool_use' },
     ]);
+  });
+
+  it('streams at least two deltas and never splits a code point', () => {
+    assert.deepEqual(splitText('ab'), ['a', 'b']);
+    const emoji = '😀😃😄😁';
+    const pieces = splitText(emoji);
+    assert.ok(pieces.length >= 2);
+    assert.equal(pieces.join(''), emoji);
+    assert.ok(
+      pieces.every((p) => !/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(p)),
+      'whole code points',
+    );
   });
 
   it('consumes each loop’s own list by counting that loop’s assistant messages', async () => {

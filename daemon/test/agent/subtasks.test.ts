@@ -252,6 +252,28 @@ describe('agent subtasks (run_subtask)', () => {
       assert.equal(nodes(run).find((n) => n.kind === 'subtask')?.status, 'error');
     });
 
+    it('fails with schema_not_satisfied when the subtask answers without finish_subtask', async () => {
+      const run = await runTurn(
+        script({
+          '*': [
+            {
+              toolCalls: [
+                subtask('person', 'extract the person', { output_schema: PERSON_SCHEMA }),
+              ],
+            },
+            { text: 'done' },
+          ],
+          'extract the person': [{ text: 'Ada, 36' }],
+        }),
+      );
+      const [result] = toolMessages(run.provider.requests.at(-1)!);
+      assert.equal(result?.isError, true);
+      assert.equal(
+        (JSON.parse(result!.content) as { error: string }).error,
+        'schema_not_satisfied',
+      );
+    });
+
     it('rejects an output_schema that is not a JSON Schema', async () => {
       const run = await runTurn(
         script({

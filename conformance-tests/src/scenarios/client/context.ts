@@ -4,6 +4,7 @@
  * first connection the client makes (directly, or through the stdio bridge).
  */
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +19,7 @@ export interface ClientTarget {
 }
 
 /** The answer the client's driver gives to approval requests, per scenario. */
-export type ApprovalPolicy = 'allow' | 'allowForSession' | 'deny' | 'wait';
+export type ApprovalPolicy = 'allow' | 'allowForSession' | 'deny' | 'ignore';
 
 export interface ClientContext extends ScenarioBase {
   target: ClientTarget;
@@ -34,6 +35,10 @@ export interface ClientContext extends ScenarioBase {
   lastSeq: number;
   sessionInfo(): JsonObject;
   daemonCapabilities: JsonObject;
+  /** The client process's exit code. */
+  clientExit: Promise<number | null>;
+  /** The token a socket client must present. */
+  token: string;
 }
 
 const BRIDGE = fileURLToPath(new URL('../../../bin/stdio-bridge.mjs', import.meta.url));
@@ -41,8 +46,8 @@ const BRIDGE = fileURLToPath(new URL('../../../bin/stdio-bridge.mjs', import.met
 /** The driver's approval policy for each scenario (documented in README). */
 const POLICIES: Record<string, ApprovalPolicy> = {
   'client-approval': 'deny',
-  'client-approval-cancel': 'wait',
-  'client-unknown-outcome': 'wait',
+  'client-approval-cancel': 'ignore',
+  'client-unknown-outcome': 'ignore',
 };
 
 export async function makeClientContext(
@@ -56,7 +61,9 @@ export async function makeClientContext(
   const endpoint = path.join(dir, 'daemon.sock');
   const bridgeSocket = path.join(dir, 'bridge.sock');
   const sessionId = `conformance-${scenarioId}`;
-  const policy = POLICIES[scenarioId] ?? 'allow';
+  const policy = POLICIES[scenarioId] ?? 'deny';
+  const tokenFile = path.join(dir, 'token');
+  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
   const connections: Connection[] = [];
   const sockets: net.Socket[] = [];
   let onConnection: ((conn: Connection) => void) | undefined;
@@ -85,16 +92,25 @@ export async function makeClientContext(
     new Promise<void>((resolve) => servers[1]!.listen(bridgeSocket, resolve)),
   ]);
 
-  const env = {
+  // The conformance driver convention (conformance.md#driver). ENDPOINT would take
+  // precedence over DAEMON_COMMAND, so each transport sets only its own, and the
+  // caller's environment must not leak one in.
+  const env: NodeJS.ProcessEnv = {
     ARBOR_CONFORMANCE_SCENARIO: scenarioId,
-    ARBOR_CONFORMANCE_TRANSPORT: target.transport,
-    ARBOR_CONFORMANCE_ENDPOINT: endpoint,
-    ARBOR_CONFORMANCE_TOKEN: token,
-    ARBOR_CONFORMANCE_SESSION_ID: sessionId,
+    ARBOR_CONFORMANCE_SESSION: sessionId,
+    ARBOR_CONFORMANCE_ROLE: 'controller',
     ARBOR_CONFORMANCE_APPROVAL: policy,
-    ARBOR_CONFORMANCE_PROTOCOL_VERSION: String(protocolVersion),
-    ARBOR_DAEMON_COMMAND: `"${process.execPath}" "${BRIDGE}" "${bridgeSocket}"`,
+    ARBOR_CONFORMANCE_ENDPOINT: undefined,
+    ARBOR_CONFORMANCE_TOKEN_FILE: undefined,
+    ARBOR_CONFORMANCE_MESSAGE: undefined,
+    ARBOR_DAEMON_COMMAND: undefined,
   };
+  if (target.transport === 'socket') {
+    env.ARBOR_CONFORMANCE_ENDPOINT = endpoint;
+    env.ARBOR_CONFORMANCE_TOKEN_FILE = tokenFile;
+  } else {
+    env.ARBOR_DAEMON_COMMAND = `"${process.execPath}" "${BRIDGE}" "${bridgeSocket}"`;
+  }
   const client: Spawned = spawnCommand(target.command, { env, transcript: base.transcript, label: 'client-process' });
 
   const daemonCapabilities: JsonObject = {
@@ -124,6 +140,8 @@ export async function makeClientContext(
     lastSeq: 0,
     daemonCapabilities,
     sessionInfo,
+    clientExit: client.exit,
+    token,
     accept(timeoutMs = 5000) {
       const ready = queued.shift();
       if (ready) return Promise.resolve(ready);

@@ -5,10 +5,10 @@ import type { Scenario } from '../scenario.js';
 import { Skip } from '../scenario.js';
 import type { ClientContext } from './context.js';
 
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
 const describe = (r: ResponseMessage | undefined): string =>
   !r ? 'no response' : r.error ? `error ${r.error.code} (${r.error.message})` : `result ${JSON.stringify(r.result)?.slice(0, 200)}`;
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function requireClientCapability(conn: Connection, path: string): void {
   if (!hasCapability(conn.negotiated, path)) throw new Skip(`the client does not declare capabilities.${path.replace(/^client\./, '')}`);
@@ -24,7 +24,7 @@ export const initialize: Scenario<ClientContext> = {
   id: 'client-initialize',
   role: 'client',
   title: 'the client opens with initialize (protocolVersion 1) and confirms with initialized',
-  checks: ['client.lifecycle.initialize-first', 'client.lifecycle.protocol-version', 'client.lifecycle.initialized'],
+  checks: ['client.lifecycle.initialize-first', 'client.lifecycle.protocol-version', 'client.lifecycle.initialized', 'client.driver.exit-on-close'],
   async run(ctx) {
     const r = ctx.recorder;
     const conn = await ctx.accept();
@@ -37,6 +37,10 @@ export const initialize: Scenario<ClientContext> = {
     const initialized = await conn.waitFor((m) => m.kind === 'notification' && (m.message as JsonObject).method === 'initialized', 3000);
     r.expect('client.lifecycle.initialized', initialized !== undefined && initialized.index > first!.index, 'the client never sent initialized after the initialize result');
     await handshake;
+    // The daemon goes away: a driver-mode client exits with code 0.
+    conn.finish();
+    const code = await Promise.race([ctx.clientExit, sleep(3000).then(() => 'timeout' as const)]);
+    r.expect('client.driver.exit-on-close', code === 0, code === 'timeout' ? 'the client did not exit within 3 s of the daemon closing the connection' : `the client exited with code ${code}`);
   },
 };
 
