@@ -242,3 +242,15 @@ describe('agent loop', () => {
     assert.match(run.result.error ?? '', /ran out of replies/);
   });
 });
+
+describe('tool result truncation', () => {
+  it('cuts at a code-point boundary and stays within the byte limit, marker included', async () => {
+    const { truncateResult } = await import('../../src/agent/toolResult.js');
+    const text = '😀'.repeat(1000);
+    const cut = truncateResult(text, 301);
+    assert.ok(Buffer.byteLength(cut) <= 301);
+    assert.ok(!cut.includes('\uFFFD'));
+    assert.match(cut, /^(😀)+\n\[… truncated: \d+ of 4000 bytes shown\]$/u);
+    assert.equal(truncateResult('short', 301), 'short');
+  });
+});
