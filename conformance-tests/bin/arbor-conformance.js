@@ -7,7 +7,9 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error) => {
-    process.stderr.write(`arbor-conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `arbor-conformance: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 2;
   },
 );

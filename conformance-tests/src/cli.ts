@@ -2,16 +2,30 @@
  * arbor-conformance: checks an Arbor daemon or client against the protocol.
  * Exit code: 0 pass, 1 fail, 2 harness or usage error.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { BaselineError, formatJson, formatJunit, formatPretty, parseBaseline, type Report } from './checks/report.js';
+import {
+  BaselineError,
+  formatJson,
+  formatJunit,
+  formatPretty,
+  parseBaseline,
+  type Report,
+} from './checks/report.js';
 import { CHECKS } from './checks/registry.js';
 import { timeouts } from './harness/connection.js';
 import { spawnCommand, waitForSocket, type Spawned } from './harness/process.js';
 import { CLIENT_SCENARIOS } from './scenarios/client/index.js';
 import type { DaemonTarget } from './scenarios/daemon/context.js';
 import { DAEMON_SCENARIOS } from './scenarios/daemon/index.js';
-import { runClientSuite, runDaemonSuite, writeOutputDir, type SuiteOptions, type SuiteResult } from './suite.js';
+import {
+  runClientSuite,
+  runDaemonSuite,
+  writeOutputDir,
+  type SuiteOptions,
+  type SuiteResult,
+} from './suite.js';
 
 const USAGE = `usage:
   arbor-conformance daemon --command "<starts a daemon on stdio>" [options]
@@ -43,9 +57,13 @@ function formatList(format: string): string {
     return `${JSON.stringify({ checks: CHECKS, scenarios: [...DAEMON_SCENARIOS, ...CLIENT_SCENARIOS].map((s) => ({ id: s.id, role: s.role, title: s.title, checks: s.checks })) }, null, 2)}\n`;
   }
   const lines = ['checks:'];
-  for (const c of CHECKS) lines.push(`  ${c.tier.padEnd(10)} ${c.id.padEnd(48)} spec/${c.spec}${c.capability ? `  (needs ${c.capability})` : ''}`);
+  for (const c of CHECKS)
+    lines.push(
+      `  ${c.tier.padEnd(10)} ${c.id.padEnd(48)} spec/${c.spec}${c.capability ? `  (needs ${c.capability})` : ''}`,
+    );
   lines.push('', 'scenarios:');
-  for (const s of [...DAEMON_SCENARIOS, ...CLIENT_SCENARIOS]) lines.push(`  ${s.id.padEnd(30)} ${s.title}`);
+  for (const s of [...DAEMON_SCENARIOS, ...CLIENT_SCENARIOS])
+    lines.push(`  ${s.id.padEnd(30)} ${s.title}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -88,32 +106,48 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     const mode = positionals[0];
-    if (positionals.length !== 1 || !['daemon', 'client', 'list'].includes(mode ?? '')) throw new UsageError('expected exactly one of: daemon, client, list');
-    if (!['pretty', 'json', 'junit'].includes(values.format)) throw new UsageError(`unknown --format ${values.format}`);
+    if (positionals.length !== 1 || !['daemon', 'client', 'list'].includes(mode ?? ''))
+      throw new UsageError('expected exactly one of: daemon, client, list');
+    if (!['pretty', 'json', 'junit'].includes(values.format))
+      throw new UsageError(`unknown --format ${values.format}`);
     if (mode === 'list') {
       out(formatList(values.format));
       return 0;
     }
     const protocolVersion = Number(values['protocol-version']);
-    if (!Number.isInteger(protocolVersion) || protocolVersion < 1) throw new UsageError('--protocol-version must be a positive integer');
+    if (!Number.isInteger(protocolVersion) || protocolVersion < 1)
+      throw new UsageError('--protocol-version must be a positive integer');
     const timeout = Number(values.timeout);
-    if (!Number.isInteger(timeout) || timeout < 100) throw new UsageError('--timeout must be an integer of at least 100 (ms)');
+    if (!Number.isInteger(timeout) || timeout < 100)
+      throw new UsageError('--timeout must be an integer of at least 100 (ms)');
     timeouts.requestMs = timeout;
     const jobs = Number(values.jobs);
-    if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError('--jobs must be a positive integer');
+    if (!Number.isInteger(jobs) || jobs < 1)
+      throw new UsageError('--jobs must be a positive integer');
     let baseline: string[] = [];
     if (values['expected-failures']) {
-      if (!existsSync(values['expected-failures'])) throw new UsageError(`no such file: ${values['expected-failures']}`);
+      if (!existsSync(values['expected-failures']))
+        throw new UsageError(`no such file: ${values['expected-failures']}`);
       baseline = parseBaseline(readFileSync(values['expected-failures'], 'utf8'));
     }
-    const options: SuiteOptions = { protocolVersion, concurrency: jobs, baseline, strict: values.strict, ...(values.scenario ? { only: values.scenario } : {}) };
+    const options: SuiteOptions = {
+      protocolVersion,
+      concurrency: jobs,
+      baseline,
+      strict: values.strict,
+      ...(values.scenario ? { only: values.scenario } : {}),
+    };
 
     let result: SuiteResult;
     if (mode === 'daemon') result = await runDaemon(values, options);
     else {
       if (!values.command) throw new UsageError('client needs --command');
-      if (values.transport !== 'stdio' && values.transport !== 'socket') throw new UsageError('--transport must be stdio or socket');
-      result = await runClientSuite({ command: values.command, transport: values.transport }, options);
+      if (values.transport !== 'stdio' && values.transport !== 'socket')
+        throw new UsageError('--transport must be stdio or socket');
+      result = await runClientSuite(
+        { command: values.command, transport: values.transport },
+        options,
+      );
     }
     if (values.output) writeOutputDir(values.output, result);
     out(render(result.report, values.format));
@@ -123,12 +157,17 @@ export async function main(argv: string[]): Promise<number> {
       err(`arbor-conformance: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    err(`arbor-conformance: harness error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    err(
+      `arbor-conformance: harness error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 2;
   }
 }
 
-async function runDaemon(values: { command?: string; socket?: string; 'token-file'?: string }, options: SuiteOptions): Promise<SuiteResult> {
+async function runDaemon(
+  values: { command?: string; socket?: string; 'token-file'?: string },
+  options: SuiteOptions,
+): Promise<SuiteResult> {
   if (!values.socket) {
     if (!values.command) throw new UsageError('daemon needs --command or --socket');
     return runDaemonSuite({ kind: 'stdio', command: values.command }, options);
@@ -152,3 +191,15 @@ async function runDaemon(values: { command?: string; socket?: string; 'token-fil
   }
 }
 
+// Run directly (`node dist/cli.js`, `tsx src/cli.ts`); bin/arbor-conformance.js imports main instead.
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      err(`arbor-conformance: ${String(error)}\n`);
+      process.exitCode = 2;
+    },
+  );
+}

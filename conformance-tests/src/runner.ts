@@ -18,15 +18,21 @@ export interface RunOutput {
 
 export async function runScenarios<Ctx extends ScenarioBase>(
   scenarios: readonly Scenario<Ctx>[],
-  makeContext: (base: ScenarioBase, scenario: Scenario<Ctx>) => Promise<{ ctx: Ctx; dispose: () => Promise<void> }>,
+  makeContext: (
+    base: ScenarioBase,
+    scenario: Scenario<Ctx>,
+  ) => Promise<{ ctx: Ctx; dispose: () => Promise<void> }>,
   concurrency: number,
 ): Promise<RunOutput> {
   const runs: ScenarioRun[] = [];
   const queue = [...scenarios];
   const worker = async (): Promise<void> => {
-    for (let next = queue.shift(); next; next = queue.shift()) runs.push(await runOne(next, makeContext));
+    for (let next = queue.shift(); next; next = queue.shift())
+      runs.push(await runOne(next, makeContext));
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, scenarios.length)) }, worker));
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(concurrency, scenarios.length)) }, worker),
+  );
   const order = new Map(scenarios.map((s, i) => [s.id, i]));
   runs.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   return {
@@ -38,7 +44,10 @@ export async function runScenarios<Ctx extends ScenarioBase>(
 
 async function runOne<Ctx extends ScenarioBase>(
   scenario: Scenario<Ctx>,
-  makeContext: (base: ScenarioBase, scenario: Scenario<Ctx>) => Promise<{ ctx: Ctx; dispose: () => Promise<void> }>,
+  makeContext: (
+    base: ScenarioBase,
+    scenario: Scenario<Ctx>,
+  ) => Promise<{ ctx: Ctx; dispose: () => Promise<void> }>,
 ): Promise<ScenarioRun> {
   const recorder = new Recorder(scenario.id);
   const transcript = new Transcript();
@@ -51,7 +60,10 @@ async function runOne<Ctx extends ScenarioBase>(
   } catch (error) {
     if (error instanceof Skip) reason = error.message;
     else if (error instanceof Abort) reason = `not reached: ${error.message}`;
-    else recorder.harnessError(`scenario ${scenario.id} threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    else
+      recorder.harnessError(
+        `scenario ${scenario.id} threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
   } finally {
     try {
       await made?.dispose();

@@ -28,9 +28,20 @@ function select<T extends { id: string }>(all: readonly T[], only?: readonly str
   return only && only.length > 0 ? all.filter((s) => only.some((o) => s.id.includes(o))) : [...all];
 }
 
-function finish(role: Role, target: string, options: SuiteOptions, started: number, output: RunOutput): SuiteResult {
+function finish(
+  role: Role,
+  target: string,
+  options: SuiteOptions,
+  started: number,
+  output: RunOutput,
+): SuiteResult {
   const checks = aggregate(role, output.observations);
-  const verdict = decide(checks, output.harnessErrors, options.baseline ?? [], options.strict ?? false);
+  const verdict = decide(
+    checks,
+    output.harnessErrors,
+    options.baseline ?? [],
+    options.strict ?? false,
+  );
   const report: Report = {
     tool: 'arbor-conformance',
     role,
@@ -41,12 +52,19 @@ function finish(role: Role, target: string, options: SuiteOptions, started: numb
     summary: summarize(checks),
     verdict,
     checks,
-    scenarios: output.runs.map((r) => ({ id: r.id, durationMs: r.durationMs, failed: r.recorder.failed() || r.recorder.harnessErrors.length > 0 })),
+    scenarios: output.runs.map((r) => ({
+      id: r.id,
+      durationMs: r.durationMs,
+      failed: r.recorder.failed() || r.recorder.harnessErrors.length > 0,
+    })),
   };
   return { report, output };
 }
 
-export async function runDaemonSuite(target: DaemonTarget, options: SuiteOptions = {}): Promise<SuiteResult> {
+export async function runDaemonSuite(
+  target: DaemonTarget,
+  options: SuiteOptions = {},
+): Promise<SuiteResult> {
   const started = Date.now();
   const version = options.protocolVersion ?? 1;
   const output = await runScenarios(
@@ -58,7 +76,10 @@ export async function runDaemonSuite(target: DaemonTarget, options: SuiteOptions
   return finish('daemon', label, options, started, output);
 }
 
-export async function runClientSuite(target: ClientTarget, options: SuiteOptions = {}): Promise<SuiteResult> {
+export async function runClientSuite(
+  target: ClientTarget,
+  options: SuiteOptions = {},
+): Promise<SuiteResult> {
   const started = Date.now();
   const version = options.protocolVersion ?? 1;
   const output = await runScenarios(
@@ -77,8 +98,15 @@ export function writeOutputDir(dir: string, result: SuiteResult): string[] {
   for (const run of result.output.runs) {
     if (!run.recorder.failed() && run.recorder.harnessErrors.length === 0) continue;
     const file = path.join(dir, 'transcripts', `${run.id}.txt`);
-    const failures = run.recorder.observations.filter((o) => o.status === 'FAIL').map((o) => `FAIL ${o.check}: ${o.message}`);
-    const header = [`scenario ${run.id}`, ...failures, ...run.recorder.harnessErrors.map((e) => `HARNESS ERROR ${e}`), ''];
+    const failures = run.recorder.observations
+      .filter((o) => o.status === 'FAIL')
+      .map((o) => `FAIL ${o.check}: ${o.message}`);
+    const header = [
+      `scenario ${run.id}`,
+      ...failures,
+      ...run.recorder.harnessErrors.map((e) => `HARNESS ERROR ${e}`),
+      '',
+    ];
     writeFileSync(file, `${header.join('\n')}\n${run.transcript.render()}\n`);
     written.push(file);
   }

@@ -7,10 +7,16 @@ import { timeouts } from '../src/harness/connection.js';
 import { runClientSuite, runDaemonSuite, type SuiteResult } from '../src/suite.js';
 import { clientCommand, daemonCommand, listeningDaemon, pool } from './helpers.js';
 
-const failing = (result: SuiteResult): string[] => result.report.checks.filter((c) => c.status === 'FAIL').map((c) => c.id);
+const failing = (result: SuiteResult): string[] =>
+  result.report.checks.filter((c) => c.status === 'FAIL').map((c) => c.id);
 const explain = (result: SuiteResult): string =>
   JSON.stringify(
-    { failing: result.report.checks.filter((c) => c.status === 'FAIL').map((c) => ({ id: c.id, messages: c.messages })), harnessErrors: result.report.verdict.harnessErrors },
+    {
+      failing: result.report.checks
+        .filter((c) => c.status === 'FAIL')
+        .map((c) => ({ id: c.id, messages: c.messages })),
+      harnessErrors: result.report.verdict.harnessErrors,
+    },
     null,
     2,
   );
@@ -57,8 +63,12 @@ const CLIENT_DEFECTS: Record<string, string> = {
   'ignore-seq-gap': 'client.events.seq-gap-reattach',
 };
 
-async function daemonRun(defect: string | undefined, mode: 'stdio' | 'socket'): Promise<SuiteResult> {
-  if (mode === 'stdio') return runDaemonSuite({ kind: 'stdio', command: daemonCommand(defect) }, { concurrency: 6 });
+async function daemonRun(
+  defect: string | undefined,
+  mode: 'stdio' | 'socket',
+): Promise<SuiteResult> {
+  if (mode === 'stdio')
+    return runDaemonSuite({ kind: 'stdio', command: daemonCommand(defect) }, { concurrency: 6 });
   const daemon = await listeningDaemon(defect);
   try {
     return await runDaemonSuite(daemon.target, { concurrency: 8 });
@@ -80,20 +90,32 @@ describe('the reference fixtures', () => {
     const result = await daemonRun(undefined, 'stdio');
     assert.deepEqual(failing(result), [], explain(result));
     assert.equal(result.report.verdict.exitCode, 0, explain(result));
-    const skipped = result.report.checks.filter((c) => c.status === 'SKIPPED').map((c) => c.id).sort();
-    assert.deepEqual(skipped, ['daemon.sessions.events-to-all-attached', 'daemon.transport.socket-token']);
+    const skipped = result.report.checks
+      .filter((c) => c.status === 'SKIPPED')
+      .map((c) => c.id)
+      .sort();
+    assert.deepEqual(skipped, [
+      'daemon.sessions.events-to-all-attached',
+      'daemon.transport.socket-token',
+    ]);
   });
 
   it('the reference daemon passes every check on a socket (stdio-only checks skipped)', async () => {
     const result = await daemonRun(undefined, 'socket');
     assert.deepEqual(failing(result), [], explain(result));
-    const skipped = result.report.checks.filter((c) => c.status === 'SKIPPED').map((c) => c.id).sort();
+    const skipped = result.report.checks
+      .filter((c) => c.status === 'SKIPPED')
+      .map((c) => c.id)
+      .sort();
     assert.deepEqual(skipped, ['daemon.lifecycle.exit-code', 'daemon.wire.stdout-frames-only']);
   });
 
   for (const transport of ['stdio', 'socket'] as const) {
     it(`the reference client passes every client check over ${transport}`, async () => {
-      const result = await runClientSuite({ command: clientCommand(), transport }, { concurrency: 8 });
+      const result = await runClientSuite(
+        { command: clientCommand(), transport },
+        { concurrency: 8 },
+      );
       assert.deepEqual(failing(result), [], explain(result));
       assert.equal(result.report.verdict.exitCode, 0, explain(result));
     });
@@ -123,7 +145,9 @@ describe('each broken client fails exactly its check', function () {
   const results = new Map<string, SuiteResult>();
   before(async () => {
     const entries = Object.keys(CLIENT_DEFECTS);
-    const runs = await pool(entries, 3, (defect) => runClientSuite({ command: clientCommand(defect), transport: 'socket' }, { concurrency: 8 }));
+    const runs = await pool(entries, 3, (defect) =>
+      runClientSuite({ command: clientCommand(defect), transport: 'socket' }, { concurrency: 8 }),
+    );
     entries.forEach((defect, i) => results.set(defect, runs[i]!));
   });
   for (const [defect, check] of Object.entries(CLIENT_DEFECTS)) {

@@ -36,7 +36,8 @@ export function parseBaseline(text: string): string[] {
   let ids: string[];
   if (trimmed.startsWith('[')) {
     const parsed: unknown = JSON.parse(trimmed);
-    if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === 'string')) throw new BaselineError('a JSON baseline must be an array of check ids');
+    if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === 'string'))
+      throw new BaselineError('a JSON baseline must be an array of check ids');
     ids = parsed;
   } else {
     ids = [];
@@ -44,18 +45,28 @@ export function parseBaseline(text: string): string[] {
       const line = raw.replace(/#.*$/, '').trim();
       if (line === '' || /^[\w-]+:$/.test(line)) continue; // blank, comment, or a list's key line
       const match = /^-\s+["']?([\w.-]+)["']?$/.exec(line);
-      if (!match) throw new BaselineError(`baseline line ${n + 1}: expected "- <check-id>", got ${JSON.stringify(raw)}`);
+      if (!match)
+        throw new BaselineError(
+          `baseline line ${n + 1}: expected "- <check-id>", got ${JSON.stringify(raw)}`,
+        );
       ids.push(match[1]!);
     }
   }
   const unknown = ids.filter((id) => !findCheck(id));
-  if (unknown.length > 0) throw new BaselineError(`baseline names unknown check ids: ${unknown.join(', ')}`);
+  if (unknown.length > 0)
+    throw new BaselineError(`baseline names unknown check ids: ${unknown.join(', ')}`);
   return ids;
 }
 
-export function decide(checks: CheckResult[], harnessErrors: string[], baseline: readonly string[], strict: boolean): Verdict {
+export function decide(
+  checks: CheckResult[],
+  harnessErrors: string[],
+  baseline: readonly string[],
+  strict: boolean,
+): Verdict {
   const expected = new Set(baseline);
-  const counts = (c: CheckResult): boolean => c.tier === 'MUST' || c.tier === 'CAPABILITY' || (strict && c.tier === 'SHOULD');
+  const counts = (c: CheckResult): boolean =>
+    c.tier === 'MUST' || c.tier === 'CAPABILITY' || (strict && c.tier === 'SHOULD');
   const failed: string[] = [];
   const stale: string[] = [];
   for (const c of checks) {
@@ -74,18 +85,33 @@ export function summarize(checks: CheckResult[]): Report['summary'] {
 }
 
 export function formatPretty(report: Report): string {
-  const lines = [`arbor-conformance ${report.role} — ${report.target} (protocol ${report.protocolVersion})`, ''];
+  const lines = [
+    `arbor-conformance ${report.role} — ${report.target} (protocol ${report.protocolVersion})`,
+    '',
+  ];
   for (const c of report.checks) {
     const mark = c.status === 'FAIL' && c.expectedFailure ? 'XFAIL' : c.status;
     lines.push(`${mark.padEnd(7)} ${c.tier.padEnd(10)} ${c.id.padEnd(46)} ${c.spec}`);
     if (c.status !== 'PASS') for (const m of c.messages) lines.push(`        ${m}`);
   }
   const { PASS, FAIL, SKIPPED } = report.summary;
-  lines.push('', `${PASS} passed, ${FAIL} failed, ${SKIPPED} skipped in ${(report.durationMs / 1000).toFixed(1)} s`);
+  lines.push(
+    '',
+    `${PASS} passed, ${FAIL} failed, ${SKIPPED} skipped in ${(report.durationMs / 1000).toFixed(1)} s`,
+  );
   const v = report.verdict;
-  if (v.stale.length) lines.push(`stale baseline entries (these checks pass now; remove them): ${v.stale.join(', ')}`);
+  if (v.stale.length)
+    lines.push(
+      `stale baseline entries (these checks pass now; remove them): ${v.stale.join(', ')}`,
+    );
   for (const e of v.harnessErrors) lines.push(`HARNESS ERROR ${e}`);
-  lines.push(v.exitCode === 0 ? 'verdict: PASS' : v.exitCode === 1 ? `verdict: FAIL (${[...v.failed, ...v.stale].join(', ')})` : 'verdict: HARNESS ERROR');
+  lines.push(
+    v.exitCode === 0
+      ? 'verdict: PASS'
+      : v.exitCode === 1
+        ? `verdict: FAIL (${[...v.failed, ...v.stale].join(', ')})`
+        : 'verdict: HARNESS ERROR',
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -93,14 +119,20 @@ export function formatJson(report: Report): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
-const xml = (s: string): string => s.replace(/[<>&"']/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[ch]!);
+const xml = (s: string): string =>
+  s.replace(
+    /[<>&"']/g,
+    (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[ch]!,
+  );
 
 export function formatJunit(report: Report): string {
   const cases = report.checks.map((c) => {
     const name = `name="${xml(c.id)}" classname="${xml(`arbor-conformance.${report.role}.${c.tier}`)}"`;
     const detail = xml(`${c.title} (${c.spec})\n${c.messages.join('\n')}`);
-    if (c.status === 'FAIL' && !c.expectedFailure) return `    <testcase ${name}><failure message="${xml(c.messages[0] ?? c.title)}">${detail}</failure></testcase>`;
-    if (c.status === 'SKIPPED' || c.expectedFailure) return `    <testcase ${name}><skipped message="${xml(c.expectedFailure ? 'expected failure (baseline)' : (c.messages[0] ?? ''))}"/></testcase>`;
+    if (c.status === 'FAIL' && !c.expectedFailure)
+      return `    <testcase ${name}><failure message="${xml(c.messages[0] ?? c.title)}">${detail}</failure></testcase>`;
+    if (c.status === 'SKIPPED' || c.expectedFailure)
+      return `    <testcase ${name}><skipped message="${xml(c.expectedFailure ? 'expected failure (baseline)' : (c.messages[0] ?? ''))}"/></testcase>`;
     return `    <testcase ${name}/>`;
   });
   const failures = report.checks.filter((c) => c.status === 'FAIL' && !c.expectedFailure).length;

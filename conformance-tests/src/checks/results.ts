@@ -72,7 +72,12 @@ export interface CheckResult {
 
 /** FAIL if any scenario saw a failure; else PASS if any saw a pass; else SKIPPED. */
 export function aggregate(role: Role, observations: readonly Observation[]): CheckResult[] {
-  return CHECKS.filter((def) => def.role === role).map((def) => resultFor(def, observations.filter((o) => o.check === def.id)));
+  return CHECKS.filter((def) => def.role === role).map((def) =>
+    resultFor(
+      def,
+      observations.filter((o) => o.check === def.id),
+    ),
+  );
 }
 
 function resultFor(def: CheckDef, seen: Observation[]): CheckResult {
@@ -82,8 +87,13 @@ function resultFor(def: CheckDef, seen: Observation[]): CheckResult {
       ? 'PASS'
       : 'SKIPPED';
   const relevant = seen.filter((o) => o.status === status);
-  const messages = [...new Set(relevant.map((o) => (o.message ? `[${o.scenario}] ${o.message}` : '')).filter(Boolean))];
-  if (status === 'SKIPPED' && messages.length === 0) messages.push('not exercised by any scenario that ran');
+  const messages = [
+    ...new Set(
+      relevant.map((o) => (o.message ? `[${o.scenario}] ${o.message}` : '')).filter(Boolean),
+    ),
+  ];
+  if (status === 'SKIPPED' && messages.length === 0)
+    messages.push('not exercised by any scenario that ran');
   return {
     id: def.id,
     tier: def.tier,

@@ -74,7 +74,10 @@ export interface RequestOptions {
 export const timeouts = { requestMs: 5000 };
 
 /** Reads `client.approvals`-style capability paths out of negotiated capabilities. */
-export function hasCapability(negotiated: { client?: unknown; daemon?: unknown }, path: string): boolean {
+export function hasCapability(
+  negotiated: { client?: unknown; daemon?: unknown },
+  path: string,
+): boolean {
   const [side, ...rest] = path.split('.');
   let node: unknown = side === 'client' ? negotiated.client : negotiated.daemon;
   for (const key of rest) {
@@ -138,10 +141,13 @@ export class Connection {
   /** Sends one message after validating it; a schema failure here is the harness's fault unless deliberate. */
   send(message: JsonObject, deliberate = false): void {
     if (!deliberate) {
-      const answered = 'method' in message ? undefined : this.incomingRequests.get(message.id as string | number);
+      const answered =
+        'method' in message ? undefined : this.incomingRequests.get(message.id as string | number);
       const verdict = this.validator.validateMessage(message, this.harnessRole, () => answered);
       if (verdict.errors.length > 0) {
-        this.options.recorder.harnessError(`harness sent an invalid message on ${this.label}: ${verdict.errors.join('; ')}`);
+        this.options.recorder.harnessError(
+          `harness sent an invalid message on ${this.label}: ${verdict.errors.join('; ')}`,
+        );
       }
     }
     this.trackOutgoingCapabilities(message);
@@ -155,18 +161,34 @@ export class Connection {
 
   /** Writes bytes as they are: no framing. */
   sendBytes(bytes: Buffer, note: string): void {
-    this.options.transcript.add({ connection: this.label, direction: 'harness→impl', kind: 'frame', text: note, bytes: bytes.length });
+    this.options.transcript.add({
+      connection: this.label,
+      direction: 'harness→impl',
+      kind: 'frame',
+      text: note,
+      bytes: bytes.length,
+    });
     this.options.output.write(bytes);
   }
 
   private writeFrame(content: string | Buffer): void {
     const text = typeof content === 'string' ? content : content.toString('utf8');
     const bytes = typeof content === 'string' ? Buffer.byteLength(content) : content.length;
-    this.options.transcript.add({ connection: this.label, direction: 'harness→impl', kind: 'frame', text, bytes });
+    this.options.transcript.add({
+      connection: this.label,
+      direction: 'harness→impl',
+      kind: 'frame',
+      text,
+      bytes,
+    });
     if (!this.closedFlag) this.options.output.write(encodeFrame(content));
   }
 
-  request(method: string, params?: unknown, options: RequestOptions = {}): Promise<ResponseMessage | undefined> {
+  request(
+    method: string,
+    params?: unknown,
+    options: RequestOptions = {},
+  ): Promise<ResponseMessage | undefined> {
     const id = options.id ?? this.nextId++;
     const message: JsonObject = { jsonrpc: '2.0', id, method };
     if (params !== undefined) message.params = params;
@@ -176,10 +198,19 @@ export class Connection {
   }
 
   /** Registers a response expectation for a request sent by other means (e.g. sendRaw). */
-  expectResponse(id: string | number, method: string, options: RequestOptions = {}): Promise<ResponseMessage | undefined> {
+  expectResponse(
+    id: string | number,
+    method: string,
+    options: RequestOptions = {},
+  ): Promise<ResponseMessage | undefined> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.noResponse(id), options.timeoutMs ?? timeouts.requestMs);
-      this.pending.set(id, { method, resolve, timer, noResponseCheck: options.noResponseCheck ?? this.check('response-per-request') });
+      this.pending.set(id, {
+        method,
+        resolve,
+        timer,
+        noResponseCheck: options.noResponseCheck ?? this.check('response-per-request'),
+      });
       this.exercised.add('response-per-request');
     });
   }
@@ -191,9 +222,15 @@ export class Connection {
     clearTimeout(pending.timer);
     const why = this.closedFlag ? 'the connection closed first' : 'timed out';
     if (pending.noResponseCheck === this.check('response-per-request')) {
-      this.violation('response-per-request', `no response to ${pending.method} (id ${JSON.stringify(id)}): ${why}`);
+      this.violation(
+        'response-per-request',
+        `no response to ${pending.method} (id ${JSON.stringify(id)}): ${why}`,
+      );
     } else {
-      this.options.recorder.fail(pending.noResponseCheck, `${this.label}: no response to ${pending.method} (id ${JSON.stringify(id)}): ${why}`);
+      this.options.recorder.fail(
+        pending.noResponseCheck,
+        `${this.label}: no response to ${pending.method} (id ${JSON.stringify(id)}): ${why}`,
+      );
     }
     pending.resolve(undefined);
   }
@@ -221,24 +258,44 @@ export class Connection {
   // ---- receiving -----------------------------------------------------------
 
   private onJunk(bytes: Buffer, why: string): void {
-    this.options.transcript.add({ connection: this.label, direction: 'impl→harness', kind: 'junk', text: `${why}: ${JSON.stringify(bytes.toString('utf8').slice(0, 300))}` });
+    this.options.transcript.add({
+      connection: this.label,
+      direction: 'impl→harness',
+      kind: 'junk',
+      text: `${why}: ${JSON.stringify(bytes.toString('utf8').slice(0, 300))}`,
+    });
     if (this.options.stdio && !this.junkSeen) {
       this.junkSeen = true;
-      this.violation('stdout-frames-only', `${why} on stdout: ${JSON.stringify(bytes.toString('utf8').slice(0, 120))}`);
+      this.violation(
+        'stdout-frames-only',
+        `${why} on stdout: ${JSON.stringify(bytes.toString('utf8').slice(0, 120))}`,
+      );
     } else if (!this.options.stdio) {
-      this.violation('schema-valid', `${why}: ${JSON.stringify(bytes.toString('utf8').slice(0, 120))}`);
+      this.violation(
+        'schema-valid',
+        `${why}: ${JSON.stringify(bytes.toString('utf8').slice(0, 120))}`,
+      );
     }
   }
 
   private onFrame(body: Buffer): void {
     const text = body.toString('utf8');
-    this.options.transcript.add({ connection: this.label, direction: 'impl→harness', kind: 'frame', text, bytes: body.length });
+    this.options.transcript.add({
+      connection: this.label,
+      direction: 'impl→harness',
+      kind: 'frame',
+      text,
+      bytes: body.length,
+    });
     this.exercised.add('schema-valid');
     let message: unknown;
     try {
       message = JSON.parse(text);
     } catch {
-      this.violation('schema-valid', `sent a frame that is not JSON: ${JSON.stringify(text.slice(0, 120))}`);
+      this.violation(
+        'schema-valid',
+        `sent a frame that is not JSON: ${JSON.stringify(text.slice(0, 120))}`,
+      );
       this.push({ index: this.messages.length, message: undefined, kind: 'invalid' });
       return;
     }
@@ -255,13 +312,20 @@ export class Connection {
   }
 
   private answeredMethodOf(id: unknown): string | undefined {
-    return typeof id === 'string' || typeof id === 'number' ? this.pending.get(id)?.method : undefined;
+    return typeof id === 'string' || typeof id === 'number'
+      ? this.pending.get(id)?.method
+      : undefined;
   }
 
   private validateIncoming(message: unknown, inBatch: boolean): Incoming['kind'] {
-    const verdict = this.validator.validateMessage(message, this.implRole, (id) => this.answeredMethodOf(id));
+    const verdict = this.validator.validateMessage(message, this.implRole, (id) =>
+      this.answeredMethodOf(id),
+    );
     if (verdict.errors.length > 0) {
-      this.violation('schema-valid', `sent an invalid message${inBatch ? ' (in a batch)' : ''}: ${verdict.errors.join('; ')}`);
+      this.violation(
+        'schema-valid',
+        `sent an invalid message${inBatch ? ' (in a batch)' : ''}: ${verdict.errors.join('; ')}`,
+      );
     }
     if (verdict.kind === 'request' || verdict.kind === 'notification') {
       this.checkCapability(message as JsonObject);
@@ -276,7 +340,10 @@ export class Connection {
     if (!info?.capability) return;
     this.exercised.add('capability-negotiated');
     if (!hasCapability(this.negotiated, info.capability)) {
-      this.violation('capability-negotiated', `sent ${info.method} but ${info.capability} was not negotiated`);
+      this.violation(
+        'capability-negotiated',
+        `sent ${info.method} but ${info.capability} was not negotiated`,
+      );
     }
   }
 
@@ -286,7 +353,9 @@ export class Connection {
     const pending = this.pending.get(id);
     if (!pending && this.tolerated.has(id)) return;
     if (!pending) {
-      const why = this.answered.has(id) ? 'a second response' : 'a response to a request never sent';
+      const why = this.answered.has(id)
+        ? 'a second response'
+        : 'a response to a request never sent';
       this.violation('response-per-request', `sent ${why} (id ${JSON.stringify(id)})`);
       return;
     }
@@ -313,8 +382,15 @@ export class Connection {
       .then(
         (result) => reply({ result: result === undefined ? null : result }),
         (error: unknown) => {
-          if (error instanceof RpcError) reply({ error: { code: error.code, message: error.message } });
-          else reply({ error: { code: -32603, message: error instanceof Error ? error.message : String(error) } });
+          if (error instanceof RpcError)
+            reply({ error: { code: error.code, message: error.message } });
+          else
+            reply({
+              error: {
+                code: -32603,
+                message: error instanceof Error ? error.message : String(error),
+              },
+            });
         },
       );
   }
@@ -324,8 +400,13 @@ export class Connection {
       const params = (message.params ?? {}) as JsonObject;
       this.negotiated.client = (params.capabilities ?? {}) as JsonObject;
     }
-    if (this.harnessRole === 'daemon' && 'result' in message && this.initializeIds.has(message.id as string | number)) {
-      this.negotiated.daemon = ((message.result as JsonObject | null)?.capabilities ?? {}) as JsonObject;
+    if (
+      this.harnessRole === 'daemon' &&
+      'result' in message &&
+      this.initializeIds.has(message.id as string | number)
+    ) {
+      this.negotiated.daemon = ((message.result as JsonObject | null)?.capabilities ??
+        {}) as JsonObject;
     }
   }
 
@@ -337,8 +418,13 @@ export class Connection {
       this.negotiated.client = (params.capabilities ?? {}) as JsonObject;
       this.initializeIds.add(message.id as string | number);
     }
-    if (this.harnessRole === 'client' && 'result' in message && this.answeredMethodOf(message.id) === 'initialize') {
-      this.negotiated.daemon = ((message.result as JsonObject | null)?.capabilities ?? {}) as JsonObject;
+    if (
+      this.harnessRole === 'client' &&
+      'result' in message &&
+      this.answeredMethodOf(message.id) === 'initialize'
+    ) {
+      this.negotiated.daemon = ((message.result as JsonObject | null)?.capabilities ??
+        {}) as JsonObject;
     }
   }
 
@@ -360,7 +446,11 @@ export class Connection {
    * The first message from index `from` on that satisfies `predicate`, waiting
    * up to `timeoutMs`; undefined on timeout or when the connection closes.
    */
-  waitFor(predicate: (m: Incoming) => boolean, timeoutMs = timeouts.requestMs, from = 0): Promise<Incoming | undefined> {
+  waitFor(
+    predicate: (m: Incoming) => boolean,
+    timeoutMs = timeouts.requestMs,
+    from = 0,
+  ): Promise<Incoming | undefined> {
     const found = (): Incoming | undefined => this.messages.slice(from).find(predicate);
     const now = found();
     if (now || this.closedFlag) return Promise.resolve(now);
@@ -382,7 +472,11 @@ export class Connection {
   /** Notifications of `method` received so far. */
   notifications(method?: string): JsonObject[] {
     return this.messages
-      .filter((m) => m.kind === 'notification' && (method === undefined || (m.message as JsonObject).method === method))
+      .filter(
+        (m) =>
+          m.kind === 'notification' &&
+          (method === undefined || (m.message as JsonObject).method === method),
+      )
       .map((m) => m.message as JsonObject);
   }
 
@@ -398,7 +492,12 @@ export class Connection {
     for (const name of ['schema-valid', 'capability-negotiated', 'response-per-request']) {
       if (this.exercised.has(name) && !this.violations.has(name)) recorder.pass(this.check(name));
     }
-    if (this.options.stdio && this.implRole === 'daemon' && this.exercised.has('schema-valid') && !this.violations.has('stdout-frames-only')) {
+    if (
+      this.options.stdio &&
+      this.implRole === 'daemon' &&
+      this.exercised.has('schema-valid') &&
+      !this.violations.has('stdout-frames-only')
+    ) {
       recorder.pass(this.check('stdout-frames-only'));
     }
     this.close();

@@ -10,7 +10,10 @@ export const MAX_HEADER_BYTES = 8192;
 
 export function encodeFrame(body: string | Buffer): Buffer {
   const content = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  return Buffer.concat([Buffer.from(`Content-Length: ${content.length}\r\n\r\n`, 'ascii'), content]);
+  return Buffer.concat([
+    Buffer.from(`Content-Length: ${content.length}\r\n\r\n`, 'ascii'),
+    content,
+  ]);
 }
 
 export interface FrameSink {
@@ -42,7 +45,10 @@ export class FrameReader {
   /** The stream ended: whatever is left is junk (a partial frame or trailing output). */
   end(): void {
     if (this.buffer.length > 0) {
-      this.sink.junk(this.buffer, this.bodyLength === null ? 'bytes after the last frame' : 'truncated frame');
+      this.sink.junk(
+        this.buffer,
+        this.bodyLength === null ? 'bytes after the last frame' : 'truncated frame',
+      );
     }
     this.buffer = Buffer.alloc(0);
     this.bodyLength = null;
@@ -73,7 +79,10 @@ export class FrameReader {
       }
       this.buffer = this.buffer.subarray(end + HEADER_END.length);
       if (parsed.contentLength === null) {
-        this.sink.junk(Buffer.from(block.slice(parsed.junkBytes), 'latin1'), 'header without a valid Content-Length');
+        this.sink.junk(
+          Buffer.from(block.slice(parsed.junkBytes), 'latin1'),
+          'header without a valid Content-Length',
+        );
         continue;
       }
       this.bodyLength = parsed.contentLength;

@@ -27,7 +27,12 @@ export interface Spawned {
  */
 export function spawnCommand(
   command: string,
-  options: { env?: NodeJS.ProcessEnv; transcript?: Transcript; label?: string; cleanup?: string[] } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    transcript?: Transcript;
+    label?: string;
+    cleanup?: string[];
+  } = {},
 ): Spawned {
   const dirs: string[] = [...(options.cleanup ?? [])];
   const expanded = command.replace(/\{tmp\}/g, () => {
@@ -39,16 +44,26 @@ export function spawnCommand(
     shell: true,
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: Object.fromEntries(Object.entries({ ...process.env, ...options.env }).filter(([, v]) => v !== undefined)),
+    env: Object.fromEntries(
+      Object.entries({ ...process.env, ...options.env }).filter(([, v]) => v !== undefined),
+    ),
   });
   const label = options.label ?? 'process';
   child.stderr?.on('data', (chunk: Buffer) => {
-    options.transcript?.add({ connection: label, direction: 'impl→harness', kind: 'stderr', text: chunk.toString('utf8').trimEnd() });
+    options.transcript?.add({
+      connection: label,
+      direction: 'impl→harness',
+      kind: 'stderr',
+      text: chunk.toString('utf8').trimEnd(),
+    });
   });
   child.stdin?.on('error', () => undefined);
   const exit = new Promise<number | null>((resolve) => {
     child.on('exit', (code, signal) => {
-      options.transcript?.note(label, `process exited with code ${code}${signal ? ` (${signal})` : ''}`);
+      options.transcript?.note(
+        label,
+        `process exited with code ${code}${signal ? ` (${signal})` : ''}`,
+      );
       resolve(code);
     });
     child.on('error', (error) => {

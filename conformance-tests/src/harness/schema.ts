@@ -75,36 +75,53 @@ export class SchemaValidator {
   private check(ref: string, value: unknown, what: string): string[] {
     const fn = this.validatorFor(ref);
     if (fn(value)) return [];
-    return (fn.errors ?? []).slice(0, 5).map((e) => `${what}${e.instancePath || ''} ${e.message ?? 'is invalid'}`);
+    return (fn.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${what}${e.instancePath || ''} ${e.message ?? 'is invalid'}`);
   }
 
   /** Envelope, then the method's params, as sent by `sender`. */
-  validateMessage(msg: unknown, sender: Sender, answeredMethod?: (id: unknown) => string | undefined): Classified {
+  validateMessage(
+    msg: unknown,
+    sender: Sender,
+    answeredMethod?: (id: unknown) => string | undefined,
+  ): Classified {
     if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) {
       return { kind: 'invalid', errors: ['the message is not a JSON object'] };
     }
     const m = msg as Record<string, unknown>;
     if ('method' in m) {
       const kind: MessageKind = 'id' in m ? 'request' : 'notification';
-      const envelope = this.check(`#/$defs/${kind === 'request' ? 'JsonRpcRequest' : 'JsonRpcNotification'}`, m, 'envelope');
+      const envelope = this.check(
+        `#/$defs/${kind === 'request' ? 'JsonRpcRequest' : 'JsonRpcNotification'}`,
+        m,
+        'envelope',
+      );
       if (envelope.length > 0) return { kind: 'invalid', errors: envelope };
       return { kind, errors: this.validateParams(m.method as string, m.params, sender, kind) };
     }
     const envelope = this.check('#/$defs/JsonRpcResponse', m, 'envelope');
     if ('result' in m && 'error' in m) envelope.push('a response carries both result and error');
     if (envelope.length > 0) return { kind: 'invalid', errors: envelope };
-    if ('error' in m) return { kind: 'response', errors: this.check('#/$defs/ResponseError', m.error, 'error') };
+    if ('error' in m)
+      return { kind: 'response', errors: this.check('#/$defs/ResponseError', m.error, 'error') };
     const method = answeredMethod?.(m.id);
     const info = method ? this.methods.get(method) : undefined;
     if (!info?.result) return { kind: 'response', errors: [] };
     return { kind: 'response', errors: this.check(info.result, m.result, `result of ${method}`) };
   }
 
-  private validateParams(method: string, params: unknown, sender: Sender, kind: MessageKind): string[] {
+  private validateParams(
+    method: string,
+    params: unknown,
+    sender: Sender,
+    kind: MessageKind,
+  ): string[] {
     const info = this.methods.get(method);
     if (!info) return []; // unknown and extension methods: nothing to check
     const expected = sender === 'client' ? 'clientToDaemon' : 'daemonToClient';
-    if (info.direction !== expected) return [`${method} is a ${info.direction} method, sent by the ${sender}`];
+    if (info.direction !== expected)
+      return [`${method} is a ${info.direction} method, sent by the ${sender}`];
     if (info.kind !== kind) return [`${method} is a ${info.kind}, sent as a ${kind}`];
     if (!info.params) return [];
     if (params === undefined) {

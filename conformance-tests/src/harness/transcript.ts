@@ -21,7 +21,10 @@ export class Transcript {
   private readonly start = Date.now();
 
   add(entry: Omit<TranscriptEntry, 't'>): void {
-    const text = entry.text.length > MAX_TEXT ? `${entry.text.slice(0, MAX_TEXT)}… (${entry.text.length} chars)` : entry.text;
+    const text =
+      entry.text.length > MAX_TEXT
+        ? `${entry.text.slice(0, MAX_TEXT)}… (${entry.text.length} chars)`
+        : entry.text;
     this.entries.push({ ...entry, text, t: Date.now() - this.start });
   }
 
@@ -31,9 +34,16 @@ export class Transcript {
 
   /** One line per entry: `+12ms conn → {...}`. */
   render(): string {
-    const arrow: Record<Direction, string> = { 'harness→impl': '-->', 'impl→harness': '<--', note: '   ' };
+    const arrow: Record<Direction, string> = {
+      'harness→impl': '-->',
+      'impl→harness': '<--',
+      note: '   ',
+    };
     return this.entries
-      .map((e) => `+${String(e.t).padStart(5)}ms ${e.connection.padEnd(10)} ${arrow[e.direction]} ${e.kind === 'frame' ? '' : `[${e.kind}] `}${e.text}`)
+      .map(
+        (e) =>
+          `+${String(e.t).padStart(5)}ms ${e.connection.padEnd(10)} ${arrow[e.direction]} ${e.kind === 'frame' ? '' : `[${e.kind}] `}${e.text}`,
+      )
       .join('\n');
   }
 }

@@ -1,6 +1,6 @@
 /**
  * `arbor` entry point. Imports stay light: each command loads what it needs,
- * and the agent (provider SDKs, SQLite) loads on the first turn.
+ * SQLite loads when the daemon starts, the agent (provider SDKs) on the first turn.
  */
 import { ConfigError } from '../config/daemonConfig.js';
 
@@ -60,8 +60,11 @@ function isParseArgsError(error: unknown): boolean {
   return (error as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS') ?? false;
 }
 
+/** `--listen` problems, and a data dir or database the store cannot use (StoreError, named to keep SQLite unloaded here). */
 function isStartupError(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('--listen');
+  return (
+    error instanceof Error && (error.message.startsWith('--listen') || error.name === 'StoreError')
+  );
 }
 
 run(process.argv.slice(2));

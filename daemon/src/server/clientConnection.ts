@@ -23,8 +23,7 @@ import {
   StreamMessageWriter,
 } from 'vscode-jsonrpc/node';
 import { RpcError } from '../rpcError.js';
-import type { SessionEvent } from '../session/eventLog.js';
-import type { EventSubscriber } from '../session/eventBus.js';
+import type { EventSubscriber, SessionEvent } from '../session/eventBus.js';
 import { daemonCapabilities, type DaemonContext } from './daemonContext.js';
 import { HardenedMessageReader } from './hardenedMessageReader.js';
 import { ConnectionLifecycle } from './connectionLifecycle.js';
@@ -109,10 +108,10 @@ export class ClientConnection implements EventSubscriber {
     this.connection.listen();
   }
 
-  /** Session events reach the client as notifications named by their descriptor. */
+  /** Session events reach the client as notifications named by their method. */
   deliver(event: SessionEvent): void {
     if (this.lifecycle.state !== 'initialized') return;
-    this.connection.sendNotification(event.descriptor.method, event.params).catch(() => {
+    this.connection.sendNotification(event.method, event.params).catch(() => {
       // A dead stream is noticed by onClose; the event stays in the replay log.
     });
   }

@@ -5,12 +5,13 @@
 import type { DaemonCapabilities } from '@arbor/protocol';
 import type { Logger } from '../logging/logger.js';
 import type { SessionManager } from '../session/sessionManager.js';
-import { EVENT_REPLAY_RETENTION } from '../session/eventLog.js';
 
 export interface DaemonContext {
   sessions: SessionManager;
   log: Logger;
   maxMessageBytes: number;
+  /** Events the store keeps per session for replay (capabilities.attach.replayRetention). */
+  replayRetention: number;
   /** `_arbor/testing/*` methods are served (`--provider scripted` or `--testing`). */
   testing: boolean;
   daemonVersion: string;
@@ -20,8 +21,8 @@ export interface DaemonContext {
 
 export function daemonCapabilities(context: DaemonContext): DaemonCapabilities {
   return {
-    sessions: { persistence: false },
-    attach: { replay: true, replayRetention: EVENT_REPLAY_RETENTION },
+    sessions: { persistence: true },
+    attach: { replay: true, replayRetention: context.replayRetention },
     permissionModes: ['plan', 'default', 'auto'],
     maxMessageBytes: context.maxMessageBytes,
     ...(context.testing && { testing: { scriptedProvider: {} } }),

@@ -1,12 +1,13 @@
 /**
- * Assembles a daemon from its configuration: logger, sessions, the lazily
- * created agent, and the chosen transport.
+ * Assembles a daemon from its configuration: logger, the store in the data
+ * dir, sessions, the lazily created agent, and the chosen transport.
  */
 import { PROTOCOL_PACKAGE_VERSION } from '@arbor/protocol';
 import type { TurnRunner } from '../agent/turnRunner.js';
 import type { DaemonConfig } from '../config/daemonConfig.js';
 import type { Logger } from '../logging/logger.js';
 import { SessionManager } from '../session/sessionManager.js';
+import type { Store } from '../store/index.js';
 import { clientIdAllocator, type DaemonContext } from './daemonContext.js';
 import { formatAddress, parseListenAddress } from './listenAddress.js';
 import { serveSocket } from './socketTransport.js';
@@ -21,20 +22,47 @@ export interface DaemonOptions {
   testing: boolean;
 }
 
-export function createDaemonContext(options: DaemonOptions): DaemonContext {
-  const sessions = new SessionManager({ turnRunner: lazyTurnRunner(options), log: options.log });
-  return {
-    sessions,
-    log: options.log,
-    maxMessageBytes: options.config.maxMessageBytes,
-    testing: options.testing || options.config.provider === 'scripted',
-    daemonVersion: options.daemonVersion,
-    nextClientId: clientIdAllocator(),
-  };
+/**
+ * Opens the store (a StoreError naming the path when the data dir cannot be
+ * used), ends the turns a previous daemon process left running, and builds
+ * the context every connection shares. The store is open before any request.
+ */
+export async function createDaemonContext(
+  options: DaemonOptions,
+): Promise<{ context: DaemonContext; store: Store }> {
+  const { config, log } = options;
+  // SQLite loads here, for `arbor daemon` only: --version and --help never touch it.
+  const { openStore, EVENT_RETENTION } = await import('../store/index.js');
+  const store = openStore(config.dataDir);
+  try {
+    const sessions = new SessionManager({
+      store,
+      turnRunner: lazyTurnRunner(options),
+      log,
+      maxHistoryTokens: config.budgets.maxHistoryTokens,
+    });
+    const interrupted = sessions.recoverInterruptedTurns();
+    if (interrupted.length > 0) {
+      log.info(`${interrupted.length} turn(s) left running by the previous daemon: interrupted`);
+    }
+    const context: DaemonContext = {
+      sessions,
+      log,
+      maxMessageBytes: config.maxMessageBytes,
+      replayRetention: EVENT_RETENTION,
+      testing: options.testing || config.provider === 'scripted',
+      daemonVersion: options.daemonVersion,
+      nextClientId: clientIdAllocator(),
+    };
+    return { context, store };
+  } catch (error) {
+    store.close();
+    throw error;
+  }
 }
 
 /**
- * The agent (providers, tools, SQLite...) is imported on the first chat/send,
+ * The agent (providers, tools...) is imported on the first chat/send,
  * not at startup: cold start stays fast, and a broken agent fails one turn
  * with a clear error instead of the whole daemon.
  */
@@ -59,8 +87,11 @@ function lazyTurnRunner({ config, log }: DaemonOptions): () => Promise<TurnRunne
 }
 
 export async function runDaemon(options: DaemonOptions & { stdio: boolean }): Promise<void> {
-  const context = createDaemonContext(options);
+  const { context, store } = await createDaemonContext(options);
+  // Committed data is safe without it (WAL); closing checkpoints the WAL into arbor.db.
+  process.once('exit', () => store.close());
   const { config, log } = options;
+  log.info(`sessions stored in ${store.path}`);
   if (options.stdio) {
     serveStdio(context);
     log.info(

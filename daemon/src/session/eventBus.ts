@@ -1,14 +1,26 @@
 /**
  * One per session: stamps every notification with the session's id and the
- * next seq (strictly increasing from 1), keeps it in the replay log and fans
- * it out to every attached client.
+ * next seq (strictly increasing from 1, continuing across daemon restarts),
+ * appends it to the store's event log and fans it out to every attached client.
+ * Replay reads the store, so it works across restarts and as far back as the
+ * store's retention (older events are only reachable through a snapshot).
  *
  * A client that attaches is "held" until `release()`: live events wait in its
  * queue, so the attach response goes out first, then the replayed events,
  * then live ones — never a new event before a missed one.
  */
 import type { NotificationDescriptor } from '@arbor/protocol';
-import { EventLog, type SessionEvent } from './eventLog.js';
+import type { Store } from '../store/index.js';
+
+export interface SessionEvent {
+  readonly seq: number;
+  readonly method: string;
+  /** The notification params, already stamped with sessionId and seq. */
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+/** The part of the store the bus uses: the session's persisted event log. */
+export type SessionEventLog = Pick<Store, 'appendEvent' | 'eventsSince' | 'lastSeq'>;
 
 export interface EventSubscriber {
   readonly clientId: string;
@@ -30,15 +42,14 @@ interface Feed {
 }
 
 export class EventBus {
-  private seq = 0;
-  private readonly log: EventLog;
+  private seq: number;
   private readonly feeds = new Map<string, Feed>();
 
   constructor(
     private readonly sessionId: string,
-    retention?: number,
+    private readonly log: SessionEventLog,
   ) {
-    this.log = new EventLog(retention);
+    this.seq = log.lastSeq(sessionId);
   }
 
   get lastSeq(): number {
@@ -46,13 +57,16 @@ export class EventBus {
   }
 
   emit(descriptor: NotificationDescriptor, params: object): SessionEvent {
-    this.seq += 1;
+    const seq = this.seq + 1;
     const event: SessionEvent = {
-      seq: this.seq,
-      descriptor,
-      params: { ...params, sessionId: this.sessionId, seq: this.seq },
+      seq,
+      method: descriptor.method,
+      params: { ...params, sessionId: this.sessionId, seq },
     };
-    this.log.append(event);
+    // Stored before anyone sees it: every seq a client holds can be replayed.
+    // A failed append throws here and leaves no gap in the numbering.
+    this.log.appendEvent(this.sessionId, seq, event.method, event.params);
+    this.seq = seq;
     for (const feed of this.feeds.values()) {
       if (feed.held) feed.held.push(event);
       else deliverSafely(feed.subscriber, event);
@@ -61,20 +75,25 @@ export class EventBus {
   }
 
   /**
-   * sinceSeq absent: no replay. Within retention: 'events' (possibly none).
-   * Older than retention, or ahead of this session: 'snapshot'.
+   * sinceSeq absent: no replay. sinceSeq >= lastSeq: 'events', none missed.
+   * Every missed event still in the log: 'events'. Some pruned: 'snapshot'.
    */
   subscribe(subscriber: EventSubscriber, sinceSeq: number | undefined): Subscription {
     const lastSeq = this.seq;
     let replay: ReplayKind = 'none';
     let missed: SessionEvent[] = [];
     if (sinceSeq !== undefined) {
-      const oldest = this.log.oldestSeq ?? lastSeq + 1;
-      if (sinceSeq > lastSeq || sinceSeq + 1 < oldest) {
+      const stored =
+        sinceSeq >= lastSeq ? { events: [] } : this.log.eventsSince(this.sessionId, sinceSeq);
+      if ('beyondRetention' in stored) {
         replay = 'snapshot';
       } else {
         replay = 'events';
-        missed = this.log.since(sinceSeq);
+        missed = stored.events.map((e) => ({
+          seq: e.seq,
+          method: e.method,
+          params: e.params as SessionEvent['params'],
+        }));
       }
     }
     const feed: Feed = { subscriber, held: [] };

@@ -1,8 +1,11 @@
 /**
- * One live session: its settings, the clients attached to it and their roles,
- * its event bus, its messages (user text + final answer + tree per turn) and
- * at most one running turn. Turns run through the agent's TurnRunner; the
- * session is the runner's only way to reach clients (SessionEventSink).
+ * One session in use by this daemon: the clients attached to it and their
+ * roles, its event bus and at most one running turn. Its settings, messages
+ * (user text + final answer + tree per turn) and events live in the store;
+ * a turn commits the user's message before it starts and everything it
+ * produced, in one transaction, when it ends. Turns run through the agent's
+ * TurnRunner; the session is the runner's only way to reach clients
+ * (SessionEventSink).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -10,12 +13,13 @@ import {
   type AttachRole,
   type ExecutionTreeNode,
   type ExecutionTreeSnapshot,
+  type ModelCost,
   type NotificationDescriptor,
   type PermissionMode,
   type Script,
   type SessionInfo,
   type StopReason,
-  type StoredMessage,
+  type TurnState,
   type Usage,
 } from '@arbor/protocol';
 import type {
@@ -27,14 +31,15 @@ import type {
 } from '../agent/turnRunner.js';
 import type { Logger } from '../logging/logger.js';
 import { rpcErrors } from '../rpcError.js';
+import type { Store } from '../store/index.js';
 import { EventBus, type EventSubscriber, type ReplayKind } from './eventBus.js';
 
-type MessageStatus = NonNullable<StoredMessage['status']>;
-
 export interface SessionDeps {
+  store: Store;
   turnRunner(): Promise<TurnRunner>;
   log: Logger;
-  replayRetention?: number;
+  /** Token budget of the history a turn gets from the store (the budgets' maxHistoryTokens). */
+  maxHistoryTokens: number;
 }
 
 interface RunningTurn {
@@ -57,23 +62,29 @@ export class Session {
   readonly bus: EventBus;
   script: Script | undefined;
   private readonly roles = new Map<string, AttachRole>();
-  private readonly messages: StoredMessage[] = [];
+  /** The session's row as last read from the store; `state` is live and kept here. */
+  private info: SessionInfo;
   private running: RunningTurn | undefined;
   /** Nodes of the running turn, folded from tree/update, for attach snapshots. */
   private liveTree = new Map<string, ExecutionTreeNode>();
   private disposed = false;
 
+  /** `stored`: the session as the store returned it (created, or from an earlier daemon run). */
   constructor(
-    private readonly info: SessionInfo,
-    /** Creation order, for stable newest-first paging. */
-    readonly ordinal: number,
+    stored: SessionInfo,
     private readonly deps: SessionDeps,
   ) {
-    this.bus = new EventBus(info.sessionId, deps.replayRetention);
+    // No turn of this process runs yet; the store's own 'running' never outlives a process.
+    this.info = { ...stored, state: 'idle' };
+    this.bus = new EventBus(stored.sessionId, deps.store);
   }
 
   get id(): string {
     return this.info.sessionId;
+  }
+
+  get state(): TurnState {
+    return this.info.state;
   }
 
   describe(): SessionInfo {
@@ -118,8 +129,7 @@ export class Session {
   setPermissionMode(clientId: string, mode: PermissionMode): PermissionMode {
     this.requireController(clientId, 'session/setPermissionMode');
     if (this.info.permissionMode !== mode) {
-      this.info.permissionMode = mode;
-      this.touch();
+      this.refresh(this.deps.store.updateSession(this.id, { permissionMode: mode }));
     }
     // Broadcast even when unchanged: every client learns the confirmed mode.
     this.emit(Methods.SessionUpdate, { permissionMode: mode });
@@ -134,19 +144,17 @@ export class Session {
     this.requireController(clientId, 'chat/send');
     if (this.running) throw rpcErrors.turnInProgress(this.running.turnId);
     const turnId = `turn_${randomUUID()}`;
+    const { store } = this.deps;
+    // History first: the store leaves the running turn's own message out of it anyway.
+    const history = store.historyForNextTurn(this.id, this.deps.maxHistoryTokens);
+    // Committed before `{turnId}` is answered and before any LLM call: from here on a
+    // crash cannot lose what the user typed (the turn comes back as interrupted).
+    store.appendUserMessage(this.id, turnId, text);
+    this.refresh(store.getSession(this.id));
     const running: RunningTurn = { turnId, abort: new AbortController() };
-    const history = this.history();
     this.running = running;
     this.info.state = 'running';
     this.liveTree = new Map();
-    this.messages.push({
-      id: `msg_${randomUUID()}`,
-      turnId,
-      role: 'user',
-      content: text,
-      createdAt: now(),
-    });
-    this.touch();
     return { turnId, begin: () => void this.runTurn(running, text, history) };
   }
 
@@ -159,8 +167,18 @@ export class Session {
     return true;
   }
 
-  load(): { session: SessionInfo; messages: StoredMessage[] } {
-    return { session: this.describe(), messages: this.messages.map((m) => ({ ...m })) };
+  /**
+   * At startup, for a turn a previous daemon process left running (the store
+   * has marked it interrupted): its `idle` event, so clients replaying the
+   * event log see the turn end.
+   */
+  reportInterrupted(turnId: string): void {
+    this.emit(Methods.SessionState, {
+      state: 'idle',
+      turnId,
+      stopReason: 'interrupted',
+      usage: ZERO_USAGE,
+    });
   }
 
   /** Deleting a session cancels its turn and detaches everyone. */
@@ -190,7 +208,14 @@ export class Session {
       const { state } = params as unknown as SessionEventParams<typeof Methods.SessionState>;
       this.info.state = state;
     }
-    this.bus.emit(descriptor, params);
+    try {
+      this.bus.emit(descriptor, params);
+    } catch (error) {
+      // The store refused the event (disk full, I/O error): no client gets it, and
+      // the turn goes on and ends rather than taking the daemon down.
+      const reason = error instanceof Error ? error.message : String(error);
+      this.deps.log.error(`session ${this.id}: ${method} not stored, not sent: ${reason}`);
+    }
   }
 
   private async runTurn(
@@ -200,14 +225,21 @@ export class Session {
   ): Promise<void> {
     const { turnId, abort } = running;
     let open = true;
+    /** Per-model usage and cost, from the turn's cost/summary, for the store. */
+    let byModel: readonly ModelCost[] = [];
     const sink: SessionEventSink = {
       emit: (descriptor, params) => {
         // A runner that keeps emitting after its turn ended must not corrupt the next one.
-        if (open) this.emit(descriptor, params);
-        else
+        if (!open) {
           this.deps.log.warn(
             `session ${this.id}: dropped ${descriptor.method} after turn ${turnId} ended`,
           );
+          return;
+        }
+        if (descriptor.method === Methods.CostSummary.method) {
+          byModel = (params as unknown as SessionEventParams<typeof Methods.CostSummary>).byModel;
+        }
+        this.emit(descriptor, params);
       },
     };
     this.emit(Methods.SessionState, { state: 'running', turnId });
@@ -239,18 +271,9 @@ export class Session {
       result?.stopReason ?? (abort.signal.aborted ? 'cancelled' : 'error');
     const usage = result?.usage ?? ZERO_USAGE;
     const errorMessage = result?.error ?? (stopReason === 'error' ? failure : undefined);
-    this.messages.push({
-      id: `msg_${randomUUID()}`,
-      turnId,
-      role: 'assistant',
-      content: result?.text ?? '',
-      createdAt: now(),
-      status: messageStatus(stopReason),
-      tree: result?.tree ?? { version: 1, nodes: [...this.liveTree.values()] },
-      usage,
-    });
+    // A deleted session's rows are gone; there is nothing left to commit to.
+    if (!this.disposed) this.commit(turnId, stopReason, result, usage, byModel, errorMessage);
     this.running = undefined;
-    this.touch();
     this.emit(Methods.SessionState, {
       state: 'idle',
       turnId,
@@ -261,33 +284,39 @@ export class Session {
     this.info.state = 'idle';
   }
 
-  private history(): HistoryMessage[] {
-    const out: HistoryMessage[] = [];
-    for (const message of this.messages) {
-      if (message.role === 'user' || message.role === 'assistant') {
-        if (message.content.length > 0) out.push({ role: message.role, content: message.content });
-      }
+  /**
+   * Everything the turn produced, in one transaction, before its `idle` event:
+   * a client that loads the session on `idle` finds the answer. Partial text
+   * and tree are kept whatever the stop reason.
+   */
+  private commit(
+    turnId: string,
+    stopReason: StopReason,
+    result: TurnResult | undefined,
+    usage: Usage,
+    byModel: readonly ModelCost[],
+    error: string | undefined,
+  ): void {
+    try {
+      this.deps.store.commitTurn({
+        turnId,
+        stopReason,
+        assistantText: result?.text ?? '',
+        tree: result?.tree ?? { version: 1, nodes: [...this.liveTree.values()] },
+        usage,
+        byModel,
+        ...(error !== undefined && { error }),
+      });
+      this.refresh(this.deps.store.getSession(this.id));
+    } catch (failure) {
+      // The turn still ends for the clients; the next daemon start marks it interrupted.
+      const reason = failure instanceof Error ? failure.message : String(failure);
+      this.deps.log.error(`session ${this.id}: turn ${turnId} could not be stored: ${reason}`);
     }
-    return out;
   }
 
-  private touch(): void {
-    this.info.updatedAt = now();
+  /** Takes the stored row, keeping the live state. */
+  private refresh(stored: SessionInfo | undefined): void {
+    if (stored) this.info = { ...stored, state: this.info.state };
   }
-}
-
-function now(): string {
-  return new Date().toISOString();
-}
-
-function messageStatus(stopReason: StopReason): MessageStatus {
-  const byReason: Record<StopReason, MessageStatus> = {
-    end_turn: 'complete',
-    cancelled: 'cancelled',
-    budget_exceeded: 'budget_exceeded',
-    max_iterations: 'max_iterations',
-    error: 'error',
-    interrupted: 'interrupted',
-  };
-  return byReason[stopReason];
 }

@@ -1,77 +1,111 @@
 /**
- * Every live session of the daemon (in memory; the store persists them later).
- * Creates, finds, lists (newest first, paged), deletes, and detaches a client
- * from all of its sessions when its connection goes away.
+ * Every session of the daemon. The store holds them all (across restarts);
+ * the manager keeps in memory the ones in use by this process — created
+ * here, or loaded from the store on first use (attach, chat/send...) — with
+ * their attached clients and running turns. Creates, finds, lists (newest
+ * first, paged, from the store), loads, deletes, and detaches a client from
+ * all of its sessions when its connection goes away.
  */
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import type { ParamsOf, Script, SessionInfo } from '@arbor/protocol';
+import type { ParamsOf, ResultOf, Script, SessionInfo } from '@arbor/protocol';
 import { Methods } from '@arbor/protocol';
 import { rpcErrors } from '../rpcError.js';
+import { StoreError } from '../store/storeError.js';
 import { Session, type SessionDeps } from './session.js';
 
 export type NewSessionParams = ParamsOf<typeof Methods.SessionNew>;
 export type ListSessionsParams = ParamsOf<typeof Methods.SessionList>;
 
 export class SessionManager {
-  private readonly sessions = new Map<string, Session>();
-  private nextOrdinal = 1;
+  /** Sessions in use by this process, by id. */
+  private readonly live = new Map<string, Session>();
   /** Script set by `_arbor/testing/setScript` without a sessionId. */
   defaultScript: Script | undefined;
 
   constructor(private readonly deps: SessionDeps) {}
 
+  /**
+   * Once at startup, before any request: turns a previous daemon process left
+   * running are marked interrupted in the store, and each gets its `idle`
+   * event (stopReason `interrupted`) in its session's event log. Returns their ids.
+   */
+  recoverInterruptedTurns(): string[] {
+    const { store } = this.deps;
+    const turnIds = store.markInterruptedTurns();
+    for (const turnId of turnIds) {
+      const turn = store.getTurn(turnId);
+      if (turn) this.get(turn.sessionId).reportInterrupted(turnId);
+    }
+    return turnIds;
+  }
+
   create(params: NewSessionParams): Session {
     const workspaceRoot = checkWorkspaceRoot(params.workspaceRoot);
-    const createdAt = new Date().toISOString();
-    const info: SessionInfo = {
-      sessionId: `ses_${randomUUID()}`,
+    const stored = this.deps.store.createSession({
+      ...params,
       workspaceRoot,
-      title: params.title ?? '',
-      permissionMode: params.permissionMode,
-      chatContext: params.chatContext,
-      ...(params.model !== undefined && { model: params.model }),
-      state: 'idle',
-      createdAt,
-      updatedAt: createdAt,
-    };
-    const session = new Session(info, this.nextOrdinal++, this.deps);
+      sessionId: `ses_${randomUUID()}`,
+    });
+    const session = new Session(stored, this.deps);
     session.script = this.defaultScript;
-    this.sessions.set(session.id, session);
+    this.live.set(session.id, session);
     return session;
   }
 
+  /** The session in memory, loading it from the store (a session of an earlier run) if needed. */
   get(sessionId: string): Session {
-    const session = this.sessions.get(sessionId);
-    if (!session) throw rpcErrors.sessionNotFound(sessionId);
+    const known = this.live.get(sessionId);
+    if (known) return known;
+    const stored = this.deps.store.getSession(sessionId);
+    if (!stored) throw rpcErrors.sessionNotFound(sessionId);
+    const session = new Session(stored, this.deps);
+    this.live.set(sessionId, session);
     return session;
   }
 
-  list(params: ListSessionsParams): { sessions: SessionInfo[]; nextCursor?: string } {
-    const before = params.cursor === undefined ? Infinity : decodeCursor(params.cursor);
-    const root = params.workspaceRoot === undefined ? undefined : resolve(params.workspaceRoot);
-    const matching = [...this.sessions.values()]
-      .filter(
-        (s) => s.ordinal < before && (root === undefined || s.describe().workspaceRoot === root),
-      )
-      .sort((a, b) => b.ordinal - a.ordinal);
-    const page = matching.slice(0, params.limit);
-    const last = page[page.length - 1];
-    return {
-      sessions: page.map((s) => s.describe()),
-      ...(matching.length > page.length && last && { nextCursor: encodeCursor(last.ordinal) }),
-    };
+  list(params: ListSessionsParams): ResultOf<typeof Methods.SessionList> {
+    let page;
+    try {
+      page = this.deps.store.listSessions({
+        limit: params.limit,
+        ...(params.cursor !== undefined && { cursor: params.cursor }),
+        ...(params.workspaceRoot !== undefined && {
+          workspaceRoot: resolve(params.workspaceRoot),
+        }),
+      });
+    } catch (error) {
+      if (error instanceof StoreError && error.code === 'invalid_cursor')
+        throw rpcErrors.invalidParams(error.message);
+      throw error;
+    }
+    return { ...page, sessions: page.sessions.map((info) => this.withLiveState(info)) };
   }
 
+  /** Messages with each answer's tree, from the store; loading does not attach. */
+  load(sessionId: string): ResultOf<typeof Methods.SessionLoad> {
+    const loaded = this.deps.store.loadSession(sessionId);
+    if (!loaded) throw rpcErrors.sessionNotFound(sessionId);
+    return { ...loaded, session: this.withLiveState(loaded.session) };
+  }
+
+  /** Cancels the session's turn, detaches everyone, and deletes everything stored for it. */
   delete(sessionId: string): void {
-    this.get(sessionId).dispose();
-    this.sessions.delete(sessionId);
+    this.live.get(sessionId)?.dispose();
+    this.live.delete(sessionId);
+    if (!this.deps.store.deleteSession(sessionId)) throw rpcErrors.sessionNotFound(sessionId);
   }
 
   /** A disconnected client leaves every session; sessions and turns go on. */
   detachClient(clientId: string): void {
-    for (const session of this.sessions.values()) session.detach(clientId);
+    for (const session of this.live.values()) session.detach(clientId);
+  }
+
+  /** `requires_action` and this process's running turns are known only here, not in the store. */
+  private withLiveState(info: SessionInfo): SessionInfo {
+    const session = this.live.get(info.sessionId);
+    return session ? { ...info, state: session.state } : info;
   }
 }
 
@@ -88,15 +122,4 @@ function checkWorkspaceRoot(path: string): string {
   if (!isDirectory)
     throw rpcErrors.invalidWorkspaceRoot(`workspaceRoot ${normalized} is not a directory`);
   return normalized;
-}
-
-/** Cursors are opaque to clients; inside they hold the last ordinal served. */
-function encodeCursor(ordinal: number): string {
-  return Buffer.from(`o:${ordinal}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  const match = /^o:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match) throw rpcErrors.invalidParams('invalid cursor');
-  return Number(match[1]);
 }

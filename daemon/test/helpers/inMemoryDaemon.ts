@@ -1,7 +1,11 @@
 /**
  * A daemon and any number of clients in one process, over PassThrough stream
  * pairs: fast, deterministic unit tests of routing, sessions and fan-out.
+ * Its store lives in a fresh temp dir, or in `dataDir` to play a restart.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import {
   createMessageConnection,
@@ -10,12 +14,14 @@ import {
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import { Methods, type NotificationDescriptor } from '@arbor/protocol';
+import { DEFAULT_BUDGET_LIMITS } from '../../src/agent/budgetLimits.js';
 import type { TurnRequest, TurnResult, TurnRunner } from '../../src/agent/turnRunner.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { ClientConnection } from '../../src/server/clientConnection.js';
 import { clientIdAllocator, type DaemonContext } from '../../src/server/daemonContext.js';
 import { buildRouter } from '../../src/server/handlers/index.js';
 import { SessionManager } from '../../src/session/sessionManager.js';
+import { EVENT_RETENTION, openStore, type Store } from '../../src/store/index.js';
 
 export interface Received {
   method: string;
@@ -35,6 +41,10 @@ export interface TestClient {
 
 export interface InMemoryDaemon {
   context: DaemonContext;
+  store: Store;
+  dataDir: string;
+  /** Closes the store, as a daemon that exits does. */
+  close(): void;
   connect(options?: { initialize?: boolean; token?: string }): Promise<TestClient>;
 }
 
@@ -44,19 +54,30 @@ export function inMemoryDaemon(
     testing?: boolean;
     maxMessageBytes?: number;
     requiredToken?: string;
-    replayRetention?: number;
+    /** Events the store keeps per session (default EVENT_RETENTION). */
+    eventRetention?: number;
+    /** Reuse a data dir (a "restarted" daemon); default: a fresh temp dir. */
+    dataDir?: string;
+    maxHistoryTokens?: number;
   } = {},
 ): InMemoryDaemon {
   const runner = options.runner ?? new FakeRunner();
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'arbor-data-'));
+  const store = openStore(dataDir, {
+    ...(options.eventRetention !== undefined && { eventRetention: options.eventRetention }),
+  });
   const sessions = new SessionManager({
+    store,
     turnRunner: typeof runner === 'function' ? runner : () => Promise.resolve(runner),
     log: silentLogger,
-    ...(options.replayRetention !== undefined && { replayRetention: options.replayRetention }),
+    maxHistoryTokens: options.maxHistoryTokens ?? DEFAULT_BUDGET_LIMITS.maxHistoryTokens,
   });
+  sessions.recoverInterruptedTurns();
   const context: DaemonContext = {
     sessions,
     log: silentLogger,
     maxMessageBytes: options.maxMessageBytes ?? 8 * 1024 * 1024,
+    replayRetention: options.eventRetention ?? EVENT_RETENTION,
     testing: options.testing ?? false,
     daemonVersion: '0.0.0-test',
     nextClientId: clientIdAllocator(),
@@ -64,6 +85,9 @@ export function inMemoryDaemon(
   const router = buildRouter(context);
   return {
     context,
+    store,
+    dataDir,
+    close: () => store.close(),
     async connect({ initialize = true, token } = {}) {
       const toDaemon = new PassThrough();
       const fromDaemon = new PassThrough();

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Connection, type JsonObject } from '../../harness/connection.js';
+import { Connection, timeouts, type JsonObject } from '../../harness/connection.js';
 import { makeTempDir, removeDir, spawnCommand, type Spawned } from '../../harness/process.js';
 import { Abort, type ScenarioBase } from '../scenario.js';
 
@@ -111,7 +111,11 @@ export async function makeClientContext(
   } else {
     env.ARBOR_DAEMON_COMMAND = `"${process.execPath}" "${BRIDGE}" "${bridgeSocket}"`;
   }
-  const client: Spawned = spawnCommand(target.command, { env, transcript: base.transcript, label: 'client-process' });
+  const client: Spawned = spawnCommand(target.command, {
+    env,
+    transcript: base.transcript,
+    label: 'client-process',
+  });
 
   const daemonCapabilities: JsonObject = {
     sessions: { persistence: false },
@@ -142,17 +146,22 @@ export async function makeClientContext(
     sessionInfo,
     clientExit: client.exit,
     token,
-    accept(timeoutMs = 5000) {
+    accept(timeoutMs = timeouts.requestMs) {
       const ready = queued.shift();
       if (ready) return Promise.resolve(ready);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Abort(`the client did not connect within ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Abort(`the client did not connect within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         onConnection = (conn) => {
           clearTimeout(timer);
           onConnection = undefined;
           resolve(conn);
         };
-        void client.exit.then((code) => reject(new Abort(`the client exited (code ${code}) without connecting`)));
+        void client.exit.then((code) =>
+          reject(new Abort(`the client exited (code ${code}) without connecting`)),
+        );
       });
     },
     async handshake(conn) {
@@ -164,12 +173,24 @@ export async function makeClientContext(
       }));
       conn.handle('session/attach', (params) => {
         const p = params as JsonObject;
-        return { session: sessionInfo(), role: p.role ?? 'controller', lastSeq: ctx.lastSeq, replay: p.sinceSeq === undefined ? 'none' : 'events' };
+        return {
+          session: sessionInfo(),
+          role: p.role ?? 'controller',
+          lastSeq: ctx.lastSeq,
+          replay: p.sinceSeq === undefined ? 'none' : 'events',
+        };
       });
-      const init = await conn.waitFor((m) => m.kind === 'notification' && (m.message as JsonObject).method === 'initialized', 5000);
+      const init = await conn.waitFor(
+        (m) => m.kind === 'notification' && (m.message as JsonObject).method === 'initialized',
+        timeouts.requestMs,
+      );
       if (!init) throw new Abort('the client did not complete initialize / initialized');
-      const attach = await conn.waitFor((m) => m.kind === 'request' && (m.message as JsonObject).method === 'session/attach', 5000);
-      if (!attach) throw new Abort(`the client did not attach to ${sessionId} (see the driver convention)`);
+      const attach = await conn.waitFor(
+        (m) => m.kind === 'request' && (m.message as JsonObject).method === 'session/attach',
+        timeouts.requestMs,
+      );
+      if (!attach)
+        throw new Abort(`the client did not attach to ${sessionId} (see the driver convention)`);
       await new Promise((r) => setTimeout(r, 20)); // let the attach answer go out first
     },
     emit(conn, method, params, seq) {

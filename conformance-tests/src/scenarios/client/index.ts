@@ -1,7 +1,16 @@
 /** Every client scenario, in report order. */
 import type { Scenario } from '../scenario.js';
 import type { ClientContext } from './context.js';
-import { approval, approvalCancel, initialize, malformed, seqGap, tree, unknownMessages, unknownOutcome } from './scenarios.js';
+import {
+  approval,
+  approvalCancel,
+  initialize,
+  malformed,
+  seqGap,
+  tree,
+  unknownMessages,
+  unknownOutcome,
+} from './scenarios.js';
 
 export const CLIENT_SCENARIOS: readonly Scenario<ClientContext>[] = [
   initialize,

@@ -1,6 +1,11 @@
 /** Client scenarios: the suite plays the daemon (see README, "conformance driver"). */
-import type { Connection, Incoming, JsonObject, ResponseMessage } from '../../harness/connection.js';
-import { hasCapability } from '../../harness/connection.js';
+import type {
+  Connection,
+  Incoming,
+  JsonObject,
+  ResponseMessage,
+} from '../../harness/connection.js';
+import { hasCapability, timeouts } from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
 import { Skip } from '../scenario.js';
 import type { ClientContext } from './context.js';
@@ -8,10 +13,15 @@ import type { ClientContext } from './context.js';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 const describe = (r: ResponseMessage | undefined): string =>
-  !r ? 'no response' : r.error ? `error ${r.error.code} (${r.error.message})` : `result ${JSON.stringify(r.result)?.slice(0, 200)}`;
+  !r
+    ? 'no response'
+    : r.error
+      ? `error ${r.error.code} (${r.error.message})`
+      : `result ${JSON.stringify(r.result)?.slice(0, 200)}`;
 
 function requireClientCapability(conn: Connection, path: string): void {
-  if (!hasCapability(conn.negotiated, path)) throw new Skip(`the client does not declare capabilities.${path.replace(/^client\./, '')}`);
+  if (!hasCapability(conn.negotiated, path))
+    throw new Skip(`the client does not declare capabilities.${path.replace(/^client\./, '')}`);
 }
 
 async function ready(ctx: ClientContext): Promise<Connection> {
@@ -24,23 +34,52 @@ export const initialize: Scenario<ClientContext> = {
   id: 'client-initialize',
   role: 'client',
   title: 'the client opens with initialize (protocolVersion 1) and confirms with initialized',
-  checks: ['client.lifecycle.initialize-first', 'client.lifecycle.protocol-version', 'client.lifecycle.initialized', 'client.driver.exit-on-close'],
+  checks: [
+    'client.lifecycle.initialize-first',
+    'client.lifecycle.protocol-version',
+    'client.lifecycle.initialized',
+    'client.driver.exit-on-close',
+  ],
   async run(ctx) {
     const r = ctx.recorder;
     const conn = await ctx.accept();
     const handshake = ctx.handshake(conn).catch(() => undefined);
-    const first = await conn.waitFor(() => true, 5000);
+    const first = await conn.waitFor(() => true, timeouts.requestMs);
     const msg = first?.message as JsonObject | undefined;
-    if (!r.expect('client.lifecycle.initialize-first', first?.kind === 'request' && msg?.method === 'initialize', `the first message was ${JSON.stringify(msg)?.slice(0, 200) ?? 'never sent'}`)) return;
+    if (
+      !r.expect(
+        'client.lifecycle.initialize-first',
+        first?.kind === 'request' && msg?.method === 'initialize',
+        `the first message was ${JSON.stringify(msg)?.slice(0, 200) ?? 'never sent'}`,
+      )
+    )
+      return;
     const version = (msg!.params as JsonObject | undefined)?.protocolVersion;
-    r.expect('client.lifecycle.protocol-version', version === ctx.protocolVersion, `initialize carried protocolVersion ${JSON.stringify(version)}, expected ${ctx.protocolVersion}`);
-    const initialized = await conn.waitFor((m) => m.kind === 'notification' && (m.message as JsonObject).method === 'initialized', 3000);
-    r.expect('client.lifecycle.initialized', initialized !== undefined && initialized.index > first!.index, 'the client never sent initialized after the initialize result');
+    r.expect(
+      'client.lifecycle.protocol-version',
+      version === ctx.protocolVersion,
+      `initialize carried protocolVersion ${JSON.stringify(version)}, expected ${ctx.protocolVersion}`,
+    );
+    const initialized = await conn.waitFor(
+      (m) => m.kind === 'notification' && (m.message as JsonObject).method === 'initialized',
+      timeouts.requestMs,
+    );
+    r.expect(
+      'client.lifecycle.initialized',
+      initialized !== undefined && initialized.index > first!.index,
+      'the client never sent initialized after the initialize result',
+    );
     await handshake;
     // The daemon goes away: a driver-mode client exits with code 0.
     conn.finish();
     const code = await Promise.race([ctx.clientExit, sleep(3000).then(() => 'timeout' as const)]);
-    r.expect('client.driver.exit-on-close', code === 0, code === 'timeout' ? 'the client did not exit within 3 s of the daemon closing the connection' : `the client exited with code ${code}`);
+    r.expect(
+      'client.driver.exit-on-close',
+      code === 0,
+      code === 'timeout'
+        ? 'the client did not exit within 3 s of the daemon closing the connection'
+        : `the client exited with code ${code}`,
+    );
   },
 };
 
@@ -52,13 +91,26 @@ export const unknownMessages: Scenario<ClientContext> = {
   async run(ctx) {
     const conn = await ready(ctx);
     for (const method of ['conformance/unknownRequest', '_conformance/unknownExtension']) {
-      const answer = await conn.request(method, {}, { noResponseCheck: 'client.jsonrpc.unknown-request' });
-      if (answer) ctx.recorder.expect('client.jsonrpc.unknown-request', answer.error?.code === -32601, `${method} got ${describe(answer)}, expected -32601`);
+      const answer = await conn.request(
+        method,
+        {},
+        { noResponseCheck: 'client.jsonrpc.unknown-request' },
+      );
+      if (answer)
+        ctx.recorder.expect(
+          'client.jsonrpc.unknown-request',
+          answer.error?.code === -32601,
+          `${method} got ${describe(answer)}, expected -32601`,
+        );
     }
     conn.notify('conformance/unknownNotification', { x: 1 });
     conn.notify('_conformance/extensionNotification', { x: 1 });
     await sleep(50);
-    const probe = await conn.request('conformance/stillThere', {}, { noResponseCheck: 'client.jsonrpc.unknown-notification-ignored', timeoutMs: 2000 });
+    const probe = await conn.request(
+      'conformance/stillThere',
+      {},
+      { noResponseCheck: 'client.jsonrpc.unknown-notification-ignored' },
+    );
     if (probe) ctx.recorder.pass('client.jsonrpc.unknown-notification-ignored');
   },
 };
@@ -73,19 +125,53 @@ export const malformed: Scenario<ClientContext> = {
     conn.sendRaw('{"jsonrpc":"2.0","method":');
     conn.sendRaw('{"jsonrpc":"2.0","id":{"bad":true}}');
     await sleep(50);
-    const probe = await conn.request('conformance/stillThere', {}, { noResponseCheck: 'client.transport.robust', timeoutMs: 2000 });
+    const probe = await conn.request(
+      'conformance/stillThere',
+      {},
+      { noResponseCheck: 'client.transport.robust' },
+    );
     if (probe) ctx.recorder.pass('client.transport.robust');
   },
 };
 
 function approvalParams(ctx: ClientContext, toolCallId: string): JsonObject {
-  return { sessionId: ctx.sessionId, turnId: 'turn-1', nodeId: `node-${toolCallId}`, toolCallId, name: 'write_file', args: { path: 'a.txt' }, category: 'write', reason: 'write_file changes the workspace' };
+  return {
+    sessionId: ctx.sessionId,
+    turnId: 'turn-1',
+    nodeId: `node-${toolCallId}`,
+    toolCallId,
+    name: 'write_file',
+    args: { path: 'a.txt' },
+    category: 'write',
+    reason: 'write_file changes the workspace',
+  };
 }
 
-function startTurnWithToolAwaitingApproval(ctx: ClientContext, conn: Connection, toolCallId: string): void {
+function startTurnWithToolAwaitingApproval(
+  ctx: ClientContext,
+  conn: Connection,
+  toolCallId: string,
+): void {
   ctx.emit(conn, 'session/state', { state: 'running', turnId: 'turn-1' });
-  ctx.emit(conn, 'tree/update', { turnId: 'turn-1', nodes: [{ id: 'turn-node', parentId: null, kind: 'turn', name: 'turn', status: 'running', depth: 0 }] });
-  ctx.emit(conn, 'tree/update', { turnId: 'turn-1', nodes: [{ id: `node-${toolCallId}`, parentId: 'turn-node', kind: 'tool', name: 'write_file', status: 'awaiting_approval', depth: 0 }] });
+  ctx.emit(conn, 'tree/update', {
+    turnId: 'turn-1',
+    nodes: [
+      { id: 'turn-node', parentId: null, kind: 'turn', name: 'turn', status: 'running', depth: 0 },
+    ],
+  });
+  ctx.emit(conn, 'tree/update', {
+    turnId: 'turn-1',
+    nodes: [
+      {
+        id: `node-${toolCallId}`,
+        parentId: 'turn-node',
+        kind: 'tool',
+        name: 'write_file',
+        status: 'awaiting_approval',
+        depth: 0,
+      },
+    ],
+  });
   ctx.emit(conn, 'session/state', { state: 'requires_action', turnId: 'turn-1' });
 }
 
@@ -98,10 +184,16 @@ export const approval: Scenario<ClientContext> = {
     const conn = await ready(ctx);
     requireClientCapability(conn, 'client.approvals');
     startTurnWithToolAwaitingApproval(ctx, conn, 'call-1');
-    const answer = await conn.request('tool/approvalRequest', approvalParams(ctx, 'call-1'), { noResponseCheck: 'client.approvals.valid-decision' });
+    const answer = await conn.request('tool/approvalRequest', approvalParams(ctx, 'call-1'), {
+      noResponseCheck: 'client.approvals.valid-decision',
+    });
     if (!answer) return;
     const decision = (answer.result as JsonObject | undefined)?.decision;
-    ctx.recorder.expect('client.approvals.valid-decision', decision === ctx.policy, `the driver policy was ${ctx.policy}; the client answered ${describe(answer)}`);
+    ctx.recorder.expect(
+      'client.approvals.valid-decision',
+      decision === ctx.policy,
+      `the driver policy was ${ctx.policy}; the client answered ${describe(answer)}`,
+    );
   },
 };
 
@@ -114,16 +206,32 @@ export const approvalCancel: Scenario<ClientContext> = {
     const conn = await ready(ctx);
     requireClientCapability(conn, 'client.approvals');
     startTurnWithToolAwaitingApproval(ctx, conn, 'call-2');
-    const pending = conn.request('tool/approvalRequest', approvalParams(ctx, 'call-2'), { id: 'approval-2', noResponseCheck: 'client.approvals.cancelled', timeoutMs: 3000 });
+    const pending = conn.request('tool/approvalRequest', approvalParams(ctx, 'call-2'), {
+      id: 'approval-2',
+      noResponseCheck: 'client.approvals.cancelled',
+    });
     await sleep(100);
     conn.notify('$/cancelRequest', { id: 'approval-2' });
     const answer = await pending;
-    if (answer) ctx.recorder.expect('client.approvals.cancelled', answer.error?.code === -32800, `the cancelled approval request got ${describe(answer)}, expected -32800`);
+    if (answer)
+      ctx.recorder.expect(
+        'client.approvals.cancelled',
+        answer.error?.code === -32800,
+        `the cancelled approval request got ${describe(answer)}, expected -32800`,
+      );
   },
 };
 
-async function clientState(ctx: ClientContext, conn: Connection, check: string): Promise<JsonObject | undefined> {
-  const answer = await conn.request('_arbor/conformance/state', { sessionId: ctx.sessionId }, { noResponseCheck: check });
+async function clientState(
+  ctx: ClientContext,
+  conn: Connection,
+  check: string,
+): Promise<JsonObject | undefined> {
+  const answer = await conn.request(
+    '_arbor/conformance/state',
+    { sessionId: ctx.sessionId },
+    { noResponseCheck: check },
+  );
   if (!answer) return undefined;
   if (!answer.result) {
     ctx.recorder.fail(check, `_arbor/conformance/state got ${describe(answer)}`);
@@ -143,33 +251,108 @@ export const unknownOutcome: Scenario<ClientContext> = {
     requireClientCapability(conn, 'client.conformance');
     startTurnWithToolAwaitingApproval(ctx, conn, 'call-3');
     // The daemon cancels the resolved request; a missing -32800 is the cancel check's business.
-    const pending = conn.request('tool/approvalRequest', approvalParams(ctx, 'call-3'), { id: 'approval-3', noResponseCheck: 'client.approvals.cancelled', timeoutMs: 2000 });
+    const pending = conn.request('tool/approvalRequest', approvalParams(ctx, 'call-3'), {
+      id: 'approval-3',
+      noResponseCheck: 'client.approvals.cancelled',
+    });
     await sleep(50);
     // A future outcome value: deliberately outside v1's enum.
-    conn.notify('tool/approvalResolved', { sessionId: ctx.sessionId, seq: ++ctx.lastSeq, turnId: 'turn-1', toolCallId: 'call-3', outcome: 'conformance_future_outcome' }, true);
+    conn.notify(
+      'tool/approvalResolved',
+      {
+        sessionId: ctx.sessionId,
+        seq: ++ctx.lastSeq,
+        turnId: 'turn-1',
+        toolCallId: 'call-3',
+        outcome: 'conformance_future_outcome',
+      },
+      true,
+    );
     conn.notify('$/cancelRequest', { id: 'approval-3' });
     await pending;
     const state = await clientState(ctx, conn, 'client.approvals.unknown-outcome');
     if (!state) return;
-    const node = ((state.tree as JsonObject | undefined)?.nodes as JsonObject[] | undefined)?.find((n) => n.id === 'node-call-3');
-    ctx.recorder.expect('client.approvals.unknown-outcome', node?.approval !== 'approved' && node?.status !== 'running', `after an unknown outcome the client shows the call as ${JSON.stringify(node)}`);
+    const node = ((state.tree as JsonObject | undefined)?.nodes as JsonObject[] | undefined)?.find(
+      (n) => n.id === 'node-call-3',
+    );
+    ctx.recorder.expect(
+      'client.approvals.unknown-outcome',
+      node?.approval !== 'approved' && node?.status !== 'running',
+      `after an unknown outcome the client shows the call as ${JSON.stringify(node)}`,
+    );
   },
 };
 
 /** Upserts with late fields and four levels of nesting; the expected merged view follows. */
 const TREE_STREAM: JsonObject[][] = [
   [{ id: 't', parentId: null, kind: 'turn', name: 'turn', status: 'running', depth: 0 }],
-  [{ id: 'a', parentId: 't', kind: 'tool', name: 'read_file', status: 'running', depth: 0, argsPreview: '{"path":"a.ts"}' }],
   [
-    { id: 's1', parentId: 't', kind: 'subtask', name: 'run_subtask', title: 'outer', status: 'running', depth: 0 },
-    { id: 's2', parentId: 's1', kind: 'subtask', name: 'run_subtask', title: 'inner', status: 'running', depth: 1 },
+    {
+      id: 'a',
+      parentId: 't',
+      kind: 'tool',
+      name: 'read_file',
+      status: 'running',
+      depth: 0,
+      argsPreview: '{"path":"a.ts"}',
+    },
   ],
-  [{ id: 's3', parentId: 's2', kind: 'subtask', name: 'run_subtask', title: 'innermost', status: 'running', depth: 2 }],
+  [
+    {
+      id: 's1',
+      parentId: 't',
+      kind: 'subtask',
+      name: 'run_subtask',
+      title: 'outer',
+      status: 'running',
+      depth: 0,
+    },
+    {
+      id: 's2',
+      parentId: 's1',
+      kind: 'subtask',
+      name: 'run_subtask',
+      title: 'inner',
+      status: 'running',
+      depth: 1,
+    },
+  ],
+  [
+    {
+      id: 's3',
+      parentId: 's2',
+      kind: 'subtask',
+      name: 'run_subtask',
+      title: 'innermost',
+      status: 'running',
+      depth: 2,
+    },
+  ],
   [{ id: 'b', parentId: 's3', kind: 'tool', name: 'grep', status: 'running', depth: 3 }],
   // Late fields: absent optional fields keep their earlier value.
-  [{ id: 'a', parentId: 't', kind: 'tool', name: 'read_file', status: 'done', depth: 0, resultPreview: 'export {}', durationMs: 4 }],
   [
-    { id: 'b', parentId: 's3', kind: 'tool', name: 'grep', status: 'error', depth: 3, isError: true, resultPreview: 'no match' },
+    {
+      id: 'a',
+      parentId: 't',
+      kind: 'tool',
+      name: 'read_file',
+      status: 'done',
+      depth: 0,
+      resultPreview: 'export {}',
+      durationMs: 4,
+    },
+  ],
+  [
+    {
+      id: 'b',
+      parentId: 's3',
+      kind: 'tool',
+      name: 'grep',
+      status: 'error',
+      depth: 3,
+      isError: true,
+      resultPreview: 'no match',
+    },
     { id: 's3', parentId: 's2', kind: 'subtask', name: 'run_subtask', status: 'done', depth: 2 },
     { id: 's2', parentId: 's1', kind: 'subtask', name: 'run_subtask', status: 'done', depth: 1 },
     { id: 's1', parentId: 't', kind: 'subtask', name: 'run_subtask', status: 'done', depth: 0 },
@@ -179,7 +362,9 @@ const TREE_STREAM: JsonObject[][] = [
 
 function expectedTree(): Map<string, JsonObject> {
   const nodes = new Map<string, JsonObject>();
-  for (const update of TREE_STREAM) for (const node of update) nodes.set(String(node.id), { ...(nodes.get(String(node.id)) ?? {}), ...node });
+  for (const update of TREE_STREAM)
+    for (const node of update)
+      nodes.set(String(node.id), { ...(nodes.get(String(node.id)) ?? {}), ...node });
   return nodes;
 }
 
@@ -197,18 +382,26 @@ export const tree: Scenario<ClientContext> = {
       if (i === 2) ctx.emit(conn, 'chat/chunk', { turnId: 'turn-1', nodeId: 't', text: 'Hello, ' });
     }
     ctx.emit(conn, 'chat/chunk', { turnId: 'turn-1', nodeId: 't', text: 'tree.' });
-    ctx.emit(conn, 'session/state', { state: 'idle', turnId: 'turn-1', stopReason: 'end_turn', usage: { inputTokens: 1, outputTokens: 1 } });
+    ctx.emit(conn, 'session/state', {
+      state: 'idle',
+      turnId: 'turn-1',
+      stopReason: 'end_turn',
+      usage: { inputTokens: 1, outputTokens: 1 },
+    });
     await sleep(50);
     const state = await clientState(ctx, conn, 'client.tree.rebuild');
     if (!state) return;
     const problems: string[] = [];
-    if (state.lastSeq !== ctx.lastSeq) problems.push(`lastSeq ${String(state.lastSeq)}, expected ${ctx.lastSeq}`);
+    if (state.lastSeq !== ctx.lastSeq)
+      problems.push(`lastSeq ${String(state.lastSeq)}, expected ${ctx.lastSeq}`);
     if (state.state !== 'idle') problems.push(`state ${String(state.state)}, expected idle`);
-    if (state.text !== 'Hello, tree.') problems.push(`text ${JSON.stringify(state.text)}, expected "Hello, tree."`);
+    if (state.text !== 'Hello, tree.')
+      problems.push(`text ${JSON.stringify(state.text)}, expected "Hello, tree."`);
     const got = ((state.tree as JsonObject | undefined)?.nodes ?? []) as JsonObject[];
     const seen = new Set<string>();
     for (const node of got) {
-      if (node.parentId !== null && !seen.has(String(node.parentId))) problems.push(`node ${String(node.id)} is listed before its parent`);
+      if (node.parentId !== null && !seen.has(String(node.parentId)))
+        problems.push(`node ${String(node.id)} is listed before its parent`);
       seen.add(String(node.id));
     }
     for (const [id, want] of expectedTree()) {
@@ -218,11 +411,19 @@ export const tree: Scenario<ClientContext> = {
         continue;
       }
       for (const [key, value] of Object.entries(want)) {
-        if (JSON.stringify(have[key]) !== JSON.stringify(value)) problems.push(`node ${id}.${key} is ${JSON.stringify(have[key])}, expected ${JSON.stringify(value)}`);
+        if (JSON.stringify(have[key]) !== JSON.stringify(value))
+          problems.push(
+            `node ${id}.${key} is ${JSON.stringify(have[key])}, expected ${JSON.stringify(value)}`,
+          );
       }
     }
-    if (got.length !== expectedTree().size) problems.push(`${got.length} nodes, expected ${expectedTree().size}`);
-    ctx.recorder.expect('client.tree.rebuild', problems.length === 0, problems.slice(0, 5).join('; '));
+    if (got.length !== expectedTree().size)
+      problems.push(`${got.length} nodes, expected ${expectedTree().size}`);
+    ctx.recorder.expect(
+      'client.tree.rebuild',
+      problems.length === 0,
+      problems.slice(0, 5).join('; '),
+    );
   },
 };
 
@@ -235,7 +436,15 @@ export const seqGap: Scenario<ClientContext> = {
     const conn = await ready(ctx);
     const events: [string, JsonObject][] = [
       ['session/state', { state: 'running', turnId: 'turn-1' }],
-      ['tree/update', { turnId: 'turn-1', nodes: [{ id: 't', parentId: null, kind: 'turn', name: 'turn', status: 'running', depth: 0 }] }],
+      [
+        'tree/update',
+        {
+          turnId: 'turn-1',
+          nodes: [
+            { id: 't', parentId: null, kind: 'turn', name: 'turn', status: 'running', depth: 0 },
+          ],
+        },
+      ],
       ['chat/chunk', { turnId: 'turn-1', nodeId: 't', text: 'one ' }],
       ['chat/chunk', { turnId: 'turn-1', nodeId: 't', text: 'two ' }],
       ['chat/chunk', { turnId: 'turn-1', nodeId: 't', text: 'three' }],
@@ -248,20 +457,32 @@ export const seqGap: Scenario<ClientContext> = {
       if (typeof p.sinceSeq === 'number' && !replayed) {
         replayed = true;
         setTimeout(() => {
-          for (const [i, [method, body]] of events.entries()) if (base + i + 1 > (p.sinceSeq as number)) ctx.emit(conn, method, body, base + i + 1);
+          for (const [i, [method, body]] of events.entries())
+            if (base + i + 1 > (p.sinceSeq as number)) ctx.emit(conn, method, body, base + i + 1);
         }, 10);
       }
-      return { session: ctx.sessionInfo(), role: p.role ?? 'controller', lastSeq: base + events.length, replay: p.sinceSeq === undefined ? 'none' : 'events' };
+      return {
+        session: ctx.sessionInfo(),
+        role: p.role ?? 'controller',
+        lastSeq: base + events.length,
+        replay: p.sinceSeq === undefined ? 'none' : 'events',
+      };
     });
     // seq base+1..base+3 arrive, base+4 is lost, base+5 arrives.
-    for (const [i, [method, body]] of events.entries()) if (i !== 3) ctx.emit(conn, method, body, base + i + 1);
-    const isReattach = (m: Incoming): boolean => m.kind === 'request' && (m.message as JsonObject).method === 'session/attach';
-    const reattach = await conn.waitFor(isReattach, 2000, from);
-    const sinceSeq = ((reattach?.message as JsonObject | undefined)?.params as JsonObject | undefined)?.sinceSeq;
+    for (const [i, [method, body]] of events.entries())
+      if (i !== 3) ctx.emit(conn, method, body, base + i + 1);
+    const isReattach = (m: Incoming): boolean =>
+      m.kind === 'request' && (m.message as JsonObject).method === 'session/attach';
+    const reattach = await conn.waitFor(isReattach, timeouts.requestMs, from);
+    const sinceSeq = (
+      (reattach?.message as JsonObject | undefined)?.params as JsonObject | undefined
+    )?.sinceSeq;
     ctx.recorder.expect(
       'client.events.seq-gap-reattach',
       sinceSeq === base + 3,
-      reattach ? `the client re-attached with sinceSeq ${JSON.stringify(sinceSeq)}, expected ${base + 3}` : `the client did not re-attach after seq jumped from ${base + 3} to ${base + 5}`,
+      reattach
+        ? `the client re-attached with sinceSeq ${JSON.stringify(sinceSeq)}, expected ${base + 3}`
+        : `the client did not re-attach after seq jumped from ${base + 3} to ${base + 5}`,
     );
     await sleep(50);
   },

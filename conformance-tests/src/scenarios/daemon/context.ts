@@ -5,8 +5,7 @@ import { connectSocket, makeTempDir, removeDir, spawnCommand } from '../../harne
 import { Abort, Skip, type ScenarioBase } from '../scenario.js';
 
 export type DaemonTarget =
-  | { kind: 'stdio'; command: string }
-  | { kind: 'socket'; address: string; token: string };
+  { kind: 'stdio'; command: string } | { kind: 'socket'; address: string; token: string };
 
 export interface Opened {
   conn: Connection;
@@ -104,14 +103,28 @@ export async function makeDaemonContext(
       noResponseCheck: 'daemon.lifecycle.initialize-result',
     });
     if (!response) throw new Abort('initialize was not answered');
-    if (!base.recorder.expect('daemon.lifecycle.initialize-result', response.result !== undefined, `initialize failed: ${JSON.stringify(response.error)}`)) {
+    if (
+      !base.recorder.expect(
+        'daemon.lifecycle.initialize-result',
+        response.result !== undefined,
+        `initialize failed: ${JSON.stringify(response.error)}`,
+      )
+    ) {
       throw new Abort('initialize failed');
     }
     o.conn.notify('initialized', {});
     return { ...o, init: response.result as Initialized['init'] };
   };
 
-  const ctx: DaemonContext = { ...base, target, protocolVersion, workspace, open, initializeParams, connect };
+  const ctx: DaemonContext = {
+    ...base,
+    target,
+    protocolVersion,
+    workspace,
+    open,
+    initializeParams,
+    connect,
+  };
   const dispose = async (): Promise<void> => {
     for (const o of opened) o.conn.finish();
     removeDir(workspace);
@@ -127,13 +140,19 @@ export function errorCode(response: ResponseMessage | undefined): number | undef
 
 export function describe(response: ResponseMessage | undefined): string {
   if (!response) return 'no response';
-  return response.error ? `error ${response.error.code} (${response.error.message})` : `result ${JSON.stringify(response.result)?.slice(0, 200)}`;
+  return response.error
+    ? `error ${response.error.code} (${response.error.message})`
+    : `result ${JSON.stringify(response.result)?.slice(0, 200)}`;
 }
 
 /** Skips the scenario unless the daemon advertised `path` (e.g. `testing.scriptedProvider`). */
 export function requireDaemonCapability(init: Initialized['init'], path: string): void {
   let node: unknown = init.capabilities;
-  for (const key of path.split('.')) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+  for (const key of path.split('.'))
+    node =
+      typeof node === 'object' && node !== null
+        ? (node as Record<string, unknown>)[key]
+        : undefined;
   if (node === undefined || node === null || node === false) {
     throw new Skip(`the daemon does not advertise capabilities.${path}`);
   }

@@ -2,7 +2,12 @@
 import type { Scenario } from '../scenario.js';
 import type { DaemonContext } from './context.js';
 import { batch, jsonRpcErrors, notifications, oversize } from './jsonrpc.js';
-import { exitWithoutShutdown, lifecycleOrder, socketToken, versionNegotiation } from './lifecycle.js';
+import {
+  exitWithoutShutdown,
+  lifecycleOrder,
+  socketToken,
+  versionNegotiation,
+} from './lifecycle.js';
 import { sessions } from './sessions.js';
 import { approvalAllow, approvalDeny, budget, cancel, turn, twoClients } from './turns.js';
 

@@ -1,12 +1,20 @@
 /** Framing and JSON-RPC error handling (transport.md). */
-import type { Connection, Incoming, JsonObject, ResponseMessage } from '../../harness/connection.js';
+import {
+  timeouts,
+  type Connection,
+  type Incoming,
+  type JsonObject,
+  type ResponseMessage,
+} from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
 import { Skip } from '../scenario.js';
 import { type DaemonContext, describe, errorCode, sleep } from './context.js';
 
 const isResponse = (m: Incoming): boolean => m.kind === 'response' || m.kind === 'batch';
 const nullIdError = (m: Incoming): boolean =>
-  m.kind === 'response' && (m.message as ResponseMessage).id === null && (m.message as ResponseMessage).error !== undefined;
+  m.kind === 'response' &&
+  (m.message as ResponseMessage).id === null &&
+  (m.message as ResponseMessage).error !== undefined;
 
 /** A request that must be answered: proves the connection still works. */
 async function alive(conn: Connection, check: string): Promise<boolean> {
@@ -17,7 +25,8 @@ async function alive(conn: Connection, check: string): Promise<boolean> {
 export const jsonRpcErrors: Scenario<DaemonContext> = {
   id: 'daemon-jsonrpc-errors',
   role: 'daemon',
-  title: 'malformed JSON, invalid envelopes, invalid params and unknown methods get the right errors',
+  title:
+    'malformed JSON, invalid envelopes, invalid params and unknown methods get the right errors',
   checks: [
     'daemon.jsonrpc.parse-error',
     'daemon.jsonrpc.invalid-envelope',
@@ -31,40 +40,90 @@ export const jsonRpcErrors: Scenario<DaemonContext> = {
 
     let from = conn.messages.length;
     conn.sendRaw('{"jsonrpc":"2.0","id":1,"method":');
-    const parse = (await conn.waitFor(nullIdError, 3000, from))?.message as ResponseMessage | undefined;
+    const parse = (await conn.waitFor(nullIdError, timeouts.requestMs, from))?.message as
+      ResponseMessage | undefined;
     if (!parse) {
-      const other = (await conn.waitFor(isResponse, 10, from))?.message as ResponseMessage | undefined;
-      r.fail('daemon.jsonrpc.parse-error', `malformed JSON got ${describe(other)} instead of -32700 with id null`);
-    } else if (r.expect('daemon.jsonrpc.parse-error', parse.error?.code === -32700, `malformed JSON got ${describe(parse)}, expected -32700`)) {
+      const other = (await conn.waitFor(isResponse, 10, from))?.message as
+        ResponseMessage | undefined;
+      r.fail(
+        'daemon.jsonrpc.parse-error',
+        `malformed JSON got ${describe(other)} instead of -32700 with id null`,
+      );
+    } else if (
+      r.expect(
+        'daemon.jsonrpc.parse-error',
+        parse.error?.code === -32700,
+        `malformed JSON got ${describe(parse)}, expected -32700`,
+      )
+    ) {
       if (!(await alive(conn, 'daemon.jsonrpc.parse-error'))) return;
     }
 
     // Valid JSON, invalid JSON-RPC: a wrong jsonrpc version with a usable id.
-    const badVersion = conn.expectResponse('env-1', 'session/list', { noResponseCheck: 'daemon.jsonrpc.invalid-envelope' });
-    conn.sendRaw(JSON.stringify({ jsonrpc: '1.0', id: 'env-1', method: 'session/list', params: {} }));
+    const badVersion = conn.expectResponse('env-1', 'session/list', {
+      noResponseCheck: 'daemon.jsonrpc.invalid-envelope',
+    });
+    conn.sendRaw(
+      JSON.stringify({ jsonrpc: '1.0', id: 'env-1', method: 'session/list', params: {} }),
+    );
     const envelope = await badVersion;
     if (envelope) {
-      r.expect('daemon.jsonrpc.invalid-envelope', errorCode(envelope) === -32600, `"jsonrpc":"1.0" got ${describe(envelope)}, expected -32600`);
+      r.expect(
+        'daemon.jsonrpc.invalid-envelope',
+        errorCode(envelope) === -32600,
+        `"jsonrpc":"1.0" got ${describe(envelope)}, expected -32600`,
+      );
       r.pass('daemon.jsonrpc.invalid-envelope-id');
     }
     // An unusable id (an object) must be answered with id null.
     from = conn.messages.length;
     conn.sendRaw(JSON.stringify({ jsonrpc: '2.0', id: { not: 'an id' }, method: 'session/list' }));
-    const unusable = (await conn.waitFor(isResponse, 3000, from))?.message as ResponseMessage | undefined;
-    if (!unusable) r.fail('daemon.jsonrpc.invalid-envelope', 'a request with an object id got no answer');
+    const unusable = (await conn.waitFor(isResponse, timeouts.requestMs, from))?.message as
+      ResponseMessage | undefined;
+    if (!unusable)
+      r.fail('daemon.jsonrpc.invalid-envelope', 'a request with an object id got no answer');
     else {
-      r.expect('daemon.jsonrpc.invalid-envelope', errorCode(unusable) === -32600, `an object id got ${describe(unusable)}, expected -32600`);
-      r.expect('daemon.jsonrpc.invalid-envelope-id', unusable.id === null, `the answer to an unusable id carried id ${JSON.stringify(unusable.id)}, expected null`);
+      r.expect(
+        'daemon.jsonrpc.invalid-envelope',
+        errorCode(unusable) === -32600,
+        `an object id got ${describe(unusable)}, expected -32600`,
+      );
+      r.expect(
+        'daemon.jsonrpc.invalid-envelope-id',
+        unusable.id === null,
+        `the answer to an unusable id carried id ${JSON.stringify(unusable.id)}, expected null`,
+      );
     }
 
-    const invalidParams = await conn.request('session/load', { sessionId: 42 }, { deliberate: true, noResponseCheck: 'daemon.jsonrpc.params-invalid' });
+    const invalidParams = await conn.request(
+      'session/load',
+      { sessionId: 42 },
+      { deliberate: true, noResponseCheck: 'daemon.jsonrpc.params-invalid' },
+    );
     if (invalidParams) {
-      r.expect('daemon.jsonrpc.params-invalid', errorCode(invalidParams) === -32602, `session/load with a numeric sessionId got ${describe(invalidParams)}, expected -32602`);
+      r.expect(
+        'daemon.jsonrpc.params-invalid',
+        errorCode(invalidParams) === -32602,
+        `session/load with a numeric sessionId got ${describe(invalidParams)}, expected -32602`,
+      );
     }
 
-    for (const method of ['conformance/noSuchMethod', '_conformance/noSuchExtension', '$/conformanceNoSuchMethod']) {
-      const response = await conn.request(method, {}, { noResponseCheck: 'daemon.jsonrpc.unknown-method' });
-      if (response) r.expect('daemon.jsonrpc.unknown-method', errorCode(response) === -32601, `${method} got ${describe(response)}, expected -32601`);
+    for (const method of [
+      'conformance/noSuchMethod',
+      '_conformance/noSuchExtension',
+      '$/conformanceNoSuchMethod',
+    ]) {
+      const response = await conn.request(
+        method,
+        {},
+        { noResponseCheck: 'daemon.jsonrpc.unknown-method' },
+      );
+      if (response)
+        r.expect(
+          'daemon.jsonrpc.unknown-method',
+          errorCode(response) === -32601,
+          `${method} got ${describe(response)}, expected -32601`,
+        );
     }
   },
 };
@@ -77,22 +136,40 @@ export const batch: Scenario<DaemonContext> = {
   async run(ctx) {
     const { conn } = await ctx.connect();
     const from = conn.messages.length;
-    conn.sendRaw(JSON.stringify([{ jsonrpc: '2.0', id: 'batch-1', method: 'session/list', params: {} }]));
-    const answer = await conn.waitFor(isResponse, 3000, from);
+    conn.sendRaw(
+      JSON.stringify([{ jsonrpc: '2.0', id: 'batch-1', method: 'session/list', params: {} }]),
+    );
+    const answer = await conn.waitFor(isResponse, timeouts.requestMs, from);
     if (!answer) {
       ctx.recorder.fail('daemon.jsonrpc.batch-rejected', 'a batch got no answer');
       return;
     }
     if (answer.kind === 'batch') {
-      ctx.recorder.fail('daemon.jsonrpc.batch-rejected', `a batch was answered with a batch: ${JSON.stringify(answer.message).slice(0, 200)}`);
+      ctx.recorder.fail(
+        'daemon.jsonrpc.batch-rejected',
+        `a batch was answered with a batch: ${JSON.stringify(answer.message).slice(0, 200)}`,
+      );
       return;
     }
     const response = answer.message as ResponseMessage;
-    if (!ctx.recorder.expect('daemon.jsonrpc.batch-rejected', response.id === null && errorCode(response) === -32600, `a batch got ${describe(response)} with id ${JSON.stringify(response.id)}, expected -32600 with id null`)) return;
+    if (
+      !ctx.recorder.expect(
+        'daemon.jsonrpc.batch-rejected',
+        response.id === null && errorCode(response) === -32600,
+        `a batch got ${describe(response)} with id ${JSON.stringify(response.id)}, expected -32600 with id null`,
+      )
+    )
+      return;
     // "MUST NOT process any element": no answer to the element may follow.
     await sleep(150);
-    const processed = conn.messages.slice(from).some((m) => m.kind === 'response' && (m.message as ResponseMessage).id === 'batch-1');
-    if (processed) ctx.recorder.fail('daemon.jsonrpc.batch-rejected', 'an element of the batch was processed and answered');
+    const processed = conn.messages
+      .slice(from)
+      .some((m) => m.kind === 'response' && (m.message as ResponseMessage).id === 'batch-1');
+    if (processed)
+      ctx.recorder.fail(
+        'daemon.jsonrpc.batch-rejected',
+        'an element of the batch was processed and answered',
+      );
   },
 };
 
@@ -109,16 +186,29 @@ export const notifications: Scenario<DaemonContext> = {
       const probe = conn.request('session/list', {}, { noResponseCheck: check });
       const answered = await probe;
       if (!answered) return;
-      const extra = conn.messages.slice(from).filter((m) => m.kind === 'response' && (m.message as ResponseMessage).id !== (answered.id as number));
-      ctx.recorder.expect(check, extra.length === 0, `${what} was answered: ${JSON.stringify(extra[0]?.message ?? null).slice(0, 200)}`);
+      const extra = conn.messages
+        .slice(from)
+        .filter(
+          (m) =>
+            m.kind === 'response' && (m.message as ResponseMessage).id !== (answered.id as number),
+        );
+      ctx.recorder.expect(
+        check,
+        extra.length === 0,
+        `${what} was answered: ${JSON.stringify(extra[0]?.message ?? null).slice(0, 200)}`,
+      );
     };
     await quiet('daemon.jsonrpc.unknown-notification-ignored', 'an unknown notification', () => {
       conn.notify('conformance/noSuchNotification', { x: 1 });
       conn.notify('_conformance/extensionNotification', { x: 1 });
     });
-    await quiet('daemon.jsonrpc.cancel-unknown-ignored', '$/cancelRequest for an unknown id', () => {
-      conn.notify('$/cancelRequest', { id: 987654 });
-    });
+    await quiet(
+      'daemon.jsonrpc.cancel-unknown-ignored',
+      '$/cancelRequest for an unknown id',
+      () => {
+        conn.notify('$/cancelRequest', { id: 987654 });
+      },
+    );
   },
 };
 
@@ -129,30 +219,49 @@ export const oversize: Scenario<DaemonContext> = {
   id: 'daemon-oversize',
   role: 'daemon',
   title: 'the daemon advertises maxMessageBytes, refuses a bigger frame with -33003 and goes on',
-  checks: ['daemon.transport.max-size-advertised', 'daemon.transport.oversize-error', 'daemon.transport.oversize-discard'],
+  checks: [
+    'daemon.transport.max-size-advertised',
+    'daemon.transport.oversize-error',
+    'daemon.transport.oversize-discard',
+  ],
   async run(ctx) {
     const { conn, init } = await ctx.connect();
     const limit = (init.capabilities as JsonObject).maxMessageBytes;
-    if (!ctx.recorder.expect('daemon.transport.max-size-advertised', typeof limit === 'number', 'the initialize result has no capabilities.maxMessageBytes')) {
+    if (
+      !ctx.recorder.expect(
+        'daemon.transport.max-size-advertised',
+        typeof limit === 'number',
+        'the initialize result has no capabilities.maxMessageBytes',
+      )
+    ) {
       throw new Skip('the daemon does not advertise capabilities.maxMessageBytes');
     }
     const max = limit as number;
-    if (max > MAX_OVERSIZE_PROBE) throw new Skip(`maxMessageBytes ${max} is above the suite's probe limit ${MAX_OVERSIZE_PROBE}`);
+    if (max > MAX_OVERSIZE_PROBE)
+      throw new Skip(
+        `maxMessageBytes ${max} is above the suite's probe limit ${MAX_OVERSIZE_PROBE}`,
+      );
     // A valid request padded to limit + 1 bytes, so only its size is wrong.
-    const head = '{"jsonrpc":"2.0","id":"oversize-1","method":"session/list","params":{"_meta":{"pad":"';
+    const head =
+      '{"jsonrpc":"2.0","id":"oversize-1","method":"session/list","params":{"_meta":{"pad":"';
     const tail = '"}}}';
     const pad = Math.max(0, max + 1 - head.length - tail.length);
     const body = Buffer.concat([Buffer.from(head), Buffer.alloc(pad, 0x61), Buffer.from(tail)]);
     const from = conn.messages.length;
     conn.tolerate('oversize-1');
-    conn.sendBytes(Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), `Content-Length: ${body.length} (maxMessageBytes ${max})`);
+    conn.sendBytes(
+      Buffer.from(`Content-Length: ${body.length}\r\n\r\n`),
+      `Content-Length: ${body.length} (maxMessageBytes ${max})`,
+    );
     conn.sendBytes(body, `<${body.length} bytes of a padded session/list request>`);
-    const answer = (await conn.waitFor(isResponse, 5000, from))?.message as ResponseMessage | undefined;
+    const answer = (await conn.waitFor(isResponse, timeouts.requestMs, from))?.message as
+      ResponseMessage | undefined;
     ctx.recorder.expect(
       'daemon.transport.oversize-error',
       answer !== undefined && answer.id === null && errorCode(answer) === -33003,
       `a frame of ${body.length} bytes (limit ${max}) got ${describe(answer)}${answer ? ` with id ${JSON.stringify(answer.id)}` : ''}, expected -33003 with id null`,
     );
-    if (await alive(conn, 'daemon.transport.oversize-discard')) ctx.recorder.pass('daemon.transport.oversize-discard');
+    if (await alive(conn, 'daemon.transport.oversize-discard'))
+      ctx.recorder.pass('daemon.transport.oversize-discard');
   },
 };

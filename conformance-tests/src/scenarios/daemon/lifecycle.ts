@@ -3,9 +3,15 @@ import type { Scenario } from '../scenario.js';
 import { Abort } from '../scenario.js';
 import { type DaemonContext, describe, errorCode, requireSocket, requireStdio } from './context.js';
 
-async function exitCode(exit: Promise<number | null> | undefined, timeoutMs: number): Promise<number | null | 'timeout'> {
+async function exitCode(
+  exit: Promise<number | null> | undefined,
+  timeoutMs: number,
+): Promise<number | null | 'timeout'> {
   if (!exit) return 'timeout';
-  return Promise.race([exit, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs))]);
+  return Promise.race([
+    exit,
+    new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs)),
+  ]);
 }
 
 export const lifecycleOrder: Scenario<DaemonContext> = {
@@ -23,30 +29,76 @@ export const lifecycleOrder: Scenario<DaemonContext> = {
   async run(ctx) {
     const r = ctx.recorder;
     const { conn, exit } = await ctx.open();
-    const early = await conn.request('session/list', {}, { noResponseCheck: 'daemon.lifecycle.not-initialized' });
-    if (early) r.expect('daemon.lifecycle.not-initialized', errorCode(early) === -32002, `session/list before initialize got ${describe(early)}, expected -32002`);
+    const early = await conn.request(
+      'session/list',
+      {},
+      { noResponseCheck: 'daemon.lifecycle.not-initialized' },
+    );
+    if (early)
+      r.expect(
+        'daemon.lifecycle.not-initialized',
+        errorCode(early) === -32002,
+        `session/list before initialize got ${describe(early)}, expected -32002`,
+      );
 
-    const init = await conn.request('initialize', ctx.initializeParams(), { noResponseCheck: 'daemon.lifecycle.initialize-result' });
+    const init = await conn.request('initialize', ctx.initializeParams(), {
+      noResponseCheck: 'daemon.lifecycle.initialize-result',
+    });
     const result = init?.result as { protocolVersion?: number } | undefined;
-    if (!r.expect('daemon.lifecycle.initialize-result', result !== undefined, `initialize got ${describe(init)}`)) throw new Abort('initialize failed');
-    r.expect('daemon.version.supported', result?.protocolVersion === ctx.protocolVersion, `a client speaking ${ctx.protocolVersion} got protocolVersion ${result?.protocolVersion}`);
+    if (
+      !r.expect(
+        'daemon.lifecycle.initialize-result',
+        result !== undefined,
+        `initialize got ${describe(init)}`,
+      )
+    )
+      throw new Abort('initialize failed');
+    r.expect(
+      'daemon.version.supported',
+      result?.protocolVersion === ctx.protocolVersion,
+      `a client speaking ${ctx.protocolVersion} got protocolVersion ${result?.protocolVersion}`,
+    );
     conn.notify('initialized', {});
 
-    const again = await conn.request('initialize', ctx.initializeParams(), { noResponseCheck: 'daemon.lifecycle.initialize-once' });
-    if (again) r.expect('daemon.lifecycle.initialize-once', errorCode(again) === -33002, `a second initialize got ${describe(again)}, expected -33002`);
+    const again = await conn.request('initialize', ctx.initializeParams(), {
+      noResponseCheck: 'daemon.lifecycle.initialize-once',
+    });
+    if (again)
+      r.expect(
+        'daemon.lifecycle.initialize-once',
+        errorCode(again) === -33002,
+        `a second initialize got ${describe(again)}, expected -33002`,
+      );
 
-    const shutdown = await conn.request('shutdown', undefined, { noResponseCheck: 'daemon.lifecycle.after-shutdown' });
+    const shutdown = await conn.request('shutdown', undefined, {
+      noResponseCheck: 'daemon.lifecycle.after-shutdown',
+    });
     if (!shutdown || shutdown.error) {
       r.fail('daemon.lifecycle.after-shutdown', `shutdown got ${describe(shutdown)}`);
       return;
     }
-    const late = await conn.request('session/list', {}, { noResponseCheck: 'daemon.lifecycle.after-shutdown' });
-    if (late) r.expect('daemon.lifecycle.after-shutdown', errorCode(late) === -32600, `session/list after shutdown got ${describe(late)}, expected -32600`);
+    const late = await conn.request(
+      'session/list',
+      {},
+      { noResponseCheck: 'daemon.lifecycle.after-shutdown' },
+    );
+    if (late)
+      r.expect(
+        'daemon.lifecycle.after-shutdown',
+        errorCode(late) === -32600,
+        `session/list after shutdown got ${describe(late)}, expected -32600`,
+      );
 
     conn.notify('exit');
     if (ctx.target.kind !== 'stdio') return; // on a socket, exit only closes this connection
     const code = await exitCode(exit, 3000);
-    r.expect('daemon.lifecycle.exit-code', code === 0, code === 'timeout' ? 'the daemon did not exit within 3 s of exit' : `the daemon exited with code ${code} after shutdown and exit, expected 0`);
+    r.expect(
+      'daemon.lifecycle.exit-code',
+      code === 0,
+      code === 'timeout'
+        ? 'the daemon did not exit within 3 s of exit'
+        : `the daemon exited with code ${code} after shutdown and exit, expected 0`,
+    );
   },
 };
 
@@ -60,31 +112,53 @@ export const exitWithoutShutdown: Scenario<DaemonContext> = {
     const { conn, exit } = await ctx.connect();
     conn.notify('exit');
     const code = await exitCode(exit, 3000);
-    ctx.recorder.expect('daemon.lifecycle.exit-code', code === 1, code === 'timeout' ? 'the daemon did not exit within 3 s of exit' : `exit without shutdown ended the daemon with code ${code}, expected 1`);
+    ctx.recorder.expect(
+      'daemon.lifecycle.exit-code',
+      code === 1,
+      code === 'timeout'
+        ? 'the daemon did not exit within 3 s of exit'
+        : `exit without shutdown ended the daemon with code ${code}, expected 1`,
+    );
   },
 };
 
 export const versionNegotiation: Scenario<DaemonContext> = {
   id: 'daemon-version',
   role: 'daemon',
-  title: 'a newer client gets min(its version, the daemon\'s newest); an absent version means 1',
+  title: "a newer client gets min(its version, the daemon's newest); an absent version means 1",
   checks: ['daemon.version.newer-client', 'daemon.version.absent-means-1'],
   async run(ctx) {
     const r = ctx.recorder;
     const future = ctx.protocolVersion + 98;
     const a = await ctx.open('future');
-    const answer = await a.conn.request('initialize', ctx.initializeParams({ params: { protocolVersion: future } }), { noResponseCheck: 'daemon.version.newer-client' });
+    const answer = await a.conn.request(
+      'initialize',
+      ctx.initializeParams({ params: { protocolVersion: future } }),
+      { noResponseCheck: 'daemon.version.newer-client' },
+    );
     if (answer) {
       // v = min(client, daemon's newest) is a version the daemon speaks: below `future`, never -33001.
       const version = (answer.result as { protocolVersion?: number } | undefined)?.protocolVersion;
       const ok = typeof version === 'number' && version >= 1 && version < future;
-      r.expect('daemon.version.newer-client', ok, `initialize with protocolVersion ${future} got ${describe(answer)}, expected the daemon's newest version`);
+      r.expect(
+        'daemon.version.newer-client',
+        ok,
+        `initialize with protocolVersion ${future} got ${describe(answer)}, expected the daemon's newest version`,
+      );
     }
     const b = await ctx.open('absent');
-    const plain = await b.conn.request('initialize', ctx.initializeParams({ params: { protocolVersion: undefined } }), { noResponseCheck: 'daemon.version.absent-means-1' });
+    const plain = await b.conn.request(
+      'initialize',
+      ctx.initializeParams({ params: { protocolVersion: undefined } }),
+      { noResponseCheck: 'daemon.version.absent-means-1' },
+    );
     if (plain) {
       const version = (plain.result as { protocolVersion?: number } | undefined)?.protocolVersion;
-      r.expect('daemon.version.absent-means-1', version === 1, `initialize without protocolVersion got ${describe(plain)}, expected protocolVersion 1`);
+      r.expect(
+        'daemon.version.absent-means-1',
+        version === 1,
+        `initialize without protocolVersion got ${describe(plain)}, expected protocolVersion 1`,
+      );
     }
   },
 };
@@ -96,10 +170,20 @@ export const socketToken: Scenario<DaemonContext> = {
   checks: ['daemon.transport.socket-token'],
   async run(ctx) {
     requireSocket(ctx.target, 'the token is a socket feature');
-    for (const [label, token] of [['no-token', undefined], ['bad-token', 'not-the-token']] as const) {
+    for (const [label, token] of [
+      ['no-token', undefined],
+      ['bad-token', 'not-the-token'],
+    ] as const) {
       const { conn } = await ctx.open(label);
-      const answer = await conn.request('initialize', ctx.initializeParams({ params: { token } }), { noResponseCheck: 'daemon.transport.socket-token' });
-      if (answer) ctx.recorder.expect('daemon.transport.socket-token', errorCode(answer) === -33000, `initialize with ${label} got ${describe(answer)}, expected -33000`);
+      const answer = await conn.request('initialize', ctx.initializeParams({ params: { token } }), {
+        noResponseCheck: 'daemon.transport.socket-token',
+      });
+      if (answer)
+        ctx.recorder.expect(
+          'daemon.transport.socket-token',
+          errorCode(answer) === -33000,
+          `initialize with ${label} got ${describe(answer)}, expected -33000`,
+        );
     }
   },
 };

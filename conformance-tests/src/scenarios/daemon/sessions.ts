@@ -21,7 +21,11 @@ export const sessions: Scenario<DaemonContext> = {
   async run(ctx) {
     const r = ctx.recorder;
     const { conn } = await ctx.connect();
-    const created = await conn.request('session/new', { workspaceRoot: ctx.workspace, permissionMode: 'plan' }, { noResponseCheck: 'daemon.sessions.new' });
+    const created = await conn.request(
+      'session/new',
+      { workspaceRoot: ctx.workspace, permissionMode: 'plan' },
+      { noResponseCheck: 'daemon.sessions.new' },
+    );
     const info = created?.result as JsonObject | undefined;
     if (!info) {
       r.fail('daemon.sessions.new', `session/new got ${describe(created)}`);
@@ -29,33 +33,89 @@ export const sessions: Scenario<DaemonContext> = {
     }
     r.expect(
       'daemon.sessions.new',
-      info.state === 'idle' && info.workspaceRoot === ctx.workspace && info.permissionMode === 'plan',
+      info.state === 'idle' &&
+        info.workspaceRoot === ctx.workspace &&
+        info.permissionMode === 'plan',
       `session/new answered state ${String(info.state)}, root ${String(info.workspaceRoot)}, mode ${String(info.permissionMode)}; expected idle, ${ctx.workspace}, plan`,
     );
     const sessionId = info.sessionId as string;
 
     for (const root of [path.join(ctx.workspace, 'does-not-exist'), 'relative/root']) {
-      const bad = await conn.request('session/new', { workspaceRoot: root }, { noResponseCheck: 'daemon.sessions.invalid-workspace-root' });
-      if (bad) r.expect('daemon.sessions.invalid-workspace-root', errorCode(bad) === -33009, `session/new with root ${root} got ${describe(bad)}, expected -33009`);
+      const bad = await conn.request(
+        'session/new',
+        { workspaceRoot: root },
+        { noResponseCheck: 'daemon.sessions.invalid-workspace-root' },
+      );
+      if (bad)
+        r.expect(
+          'daemon.sessions.invalid-workspace-root',
+          errorCode(bad) === -33009,
+          `session/new with root ${root} got ${describe(bad)}, expected -33009`,
+        );
     }
 
-    const list = await conn.request('session/list', {}, { noResponseCheck: 'daemon.sessions.list' });
+    const list = await conn.request(
+      'session/list',
+      {},
+      { noResponseCheck: 'daemon.sessions.list' },
+    );
     const listed = ((list?.result as JsonObject | undefined)?.sessions ?? []) as JsonObject[];
-    r.expect('daemon.sessions.list', listed.some((s) => s.sessionId === sessionId), `session/list does not include the new session: ${describe(list)}`);
+    r.expect(
+      'daemon.sessions.list',
+      listed.some((s) => s.sessionId === sessionId),
+      `session/list does not include the new session: ${describe(list)}`,
+    );
 
-    const load = await conn.request('session/load', { sessionId }, { noResponseCheck: 'daemon.sessions.load' });
+    const load = await conn.request(
+      'session/load',
+      { sessionId },
+      { noResponseCheck: 'daemon.sessions.load' },
+    );
     const loaded = load?.result as { session?: JsonObject; messages?: unknown } | undefined;
-    r.expect('daemon.sessions.load', loaded?.session?.sessionId === sessionId && Array.isArray(loaded?.messages), `session/load got ${describe(load)}`);
+    r.expect(
+      'daemon.sessions.load',
+      loaded?.session?.sessionId === sessionId && Array.isArray(loaded?.messages),
+      `session/load got ${describe(load)}`,
+    );
 
-    const missing = await conn.request('session/load', { sessionId: 'conformance-no-such-session' }, { noResponseCheck: 'daemon.sessions.not-found' });
-    if (missing) r.expect('daemon.sessions.not-found', errorCode(missing) === -33004, `session/load of an unknown id got ${describe(missing)}, expected -33004`);
+    const missing = await conn.request(
+      'session/load',
+      { sessionId: 'conformance-no-such-session' },
+      { noResponseCheck: 'daemon.sessions.not-found' },
+    );
+    if (missing)
+      r.expect(
+        'daemon.sessions.not-found',
+        errorCode(missing) === -33004,
+        `session/load of an unknown id got ${describe(missing)}, expected -33004`,
+      );
 
     // Re-attach the creator as an observer: then it may watch but not drive.
     await conn.request('session/detach', { sessionId });
-    const attach = await conn.request('session/attach', { sessionId, role: 'observer' }, { noResponseCheck: 'daemon.sessions.attach-role' });
+    const attach = await conn.request(
+      'session/attach',
+      { sessionId, role: 'observer' },
+      { noResponseCheck: 'daemon.sessions.attach-role' },
+    );
     const attached = attach?.result as JsonObject | undefined;
-    if (!r.expect('daemon.sessions.attach-role', attached?.role === 'observer', `session/attach as observer got ${describe(attach)}`)) return;
-    const chat = await conn.request('chat/send', { sessionId, text: 'an observer may not start a turn' }, { noResponseCheck: 'daemon.sessions.observer-cannot-control' });
-    if (chat) r.expect('daemon.sessions.observer-cannot-control', errorCode(chat) === -33006, `chat/send by an observer got ${describe(chat)}, expected -33006`);
+    if (
+      !r.expect(
+        'daemon.sessions.attach-role',
+        attached?.role === 'observer',
+        `session/attach as observer got ${describe(attach)}`,
+      )
+    )
+      return;
+    const chat = await conn.request(
+      'chat/send',
+      { sessionId, text: 'an observer may not start a turn' },
+      { noResponseCheck: 'daemon.sessions.observer-cannot-control' },
+    );
+    if (chat)
+      r.expect(
+        'daemon.sessions.observer-cannot-control',
+        errorCode(chat) === -33006,
+        `chat/send by an observer got ${describe(chat)}, expected -33006`,
+      );
   },
 };

@@ -7,7 +7,15 @@ import type { Recorder } from '../../checks/results.js';
 import type { Connection, Incoming, JsonObject } from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
 import { Abort, Skip } from '../scenario.js';
-import { type DaemonContext, type Initialized, describe, errorCode, requireDaemonCapability, requireSocket, sleep } from './context.js';
+import {
+  type DaemonContext,
+  type Initialized,
+  describe,
+  errorCode,
+  requireDaemonCapability,
+  requireSocket,
+  sleep,
+} from './context.js';
 
 const FINAL = new Set(['done', 'error', 'cancelled', 'denied', 'blocked']);
 const TURN_TIMEOUT_MS = 10_000;
@@ -24,14 +32,17 @@ export function sessionEvents(conn: Connection, sessionId: string): Event[] {
     .filter((e) => e.params.sessionId === sessionId && typeof e.params.seq === 'number');
 }
 
-const isTurnEnd = (sessionId: string, turnId: string) => (m: Incoming): boolean => {
-  if (m.kind !== 'notification') return false;
-  const msg = m.message as JsonObject;
-  const p = (msg.params ?? {}) as JsonObject;
-  if (msg.method !== 'session/state' || p.sessionId !== sessionId || p.state !== 'idle') return false;
-  // checkTurn judges a missing stopReason; an idle naming neither turn nor reason ends nothing.
-  return p.turnId === turnId || (p.turnId === undefined && p.stopReason !== undefined);
-};
+const isTurnEnd =
+  (sessionId: string, turnId: string) =>
+  (m: Incoming): boolean => {
+    if (m.kind !== 'notification') return false;
+    const msg = m.message as JsonObject;
+    const p = (msg.params ?? {}) as JsonObject;
+    if (msg.method !== 'session/state' || p.sessionId !== sessionId || p.state !== 'idle')
+      return false;
+    // checkTurn judges a missing stopReason; an idle naming neither turn nor reason ends nothing.
+    return p.turnId === turnId || (p.turnId === undefined && p.stopReason !== undefined);
+  };
 
 /** Seq: strictly increasing and gap-free over everything one client saw of a session. */
 export function checkSeq(r: Recorder, events: Event[]): void {
@@ -43,11 +54,17 @@ export function checkSeq(r: Recorder, events: Event[]): void {
     const next = events[i]!.params.seq as number;
     if (increasing && next <= prev) {
       increasing = false;
-      r.fail('daemon.events.seq-increasing', `seq ${next} (${events[i]!.method}) follows seq ${prev}`);
+      r.fail(
+        'daemon.events.seq-increasing',
+        `seq ${next} (${events[i]!.method}) follows seq ${prev}`,
+      );
     }
     if (gapless && next > prev + 1) {
       gapless = false;
-      r.fail('daemon.events.seq-no-gaps', `seq jumps from ${prev} to ${next} (${events[i]!.method})`);
+      r.fail(
+        'daemon.events.seq-no-gaps',
+        `seq jumps from ${prev} to ${next} (${events[i]!.method})`,
+      );
     }
   }
   if (increasing) r.pass('daemon.events.seq-increasing');
@@ -58,26 +75,67 @@ export function checkSeq(r: Recorder, events: Event[]): void {
 export function checkTurn(r: Recorder, events: Event[], turnId: string): void {
   const turn = events.filter((e) => e.params.turnId === turnId);
   const first = turn[0];
-  r.expect('daemon.turns.running-first', first?.method === 'session/state' && first.params.state === 'running', `the turn's first event is ${first ? `${first.method} ${JSON.stringify(first.params).slice(0, 120)}` : 'missing'}, expected session/state running`);
-  const end = events.findIndex((e) => e.method === 'session/state' && e.params.state === 'idle' && (e.params.turnId === undefined || e.params.turnId === turnId));
+  r.expect(
+    'daemon.turns.running-first',
+    first?.method === 'session/state' && first.params.state === 'running',
+    `the turn's first event is ${first ? `${first.method} ${JSON.stringify(first.params).slice(0, 120)}` : 'missing'}, expected session/state running`,
+  );
+  const end = events.findIndex(
+    (e) =>
+      e.method === 'session/state' &&
+      e.params.state === 'idle' &&
+      (e.params.turnId === undefined || e.params.turnId === turnId),
+  );
   if (end < 0) {
     r.fail('daemon.turns.idle-ends-turn', 'no session/state idle ended the turn');
     return;
   }
   const idle = events[end]!;
   const missing = ['turnId', 'stopReason', 'usage'].filter((k) => idle.params[k] === undefined);
-  if (!r.expect('daemon.turns.idle-ends-turn', missing.length === 0, `session/state idle ending the turn lacks ${missing.join(', ')}: ${JSON.stringify(idle.params)}`)) return;
+  if (
+    !r.expect(
+      'daemon.turns.idle-ends-turn',
+      missing.length === 0,
+      `session/state idle ending the turn lacks ${missing.join(', ')}: ${JSON.stringify(idle.params)}`,
+    )
+  )
+    return;
   const after = events.slice(end + 1).filter((e) => e.params.turnId === turnId);
-  if (after.length > 0) r.fail('daemon.turns.idle-ends-turn', `${after[0]!.method} of the turn arrived after session/state idle`);
+  if (after.length > 0)
+    r.fail(
+      'daemon.turns.idle-ends-turn',
+      `${after[0]!.method} of the turn arrived after session/state idle`,
+    );
 }
 
 /** A new session's first event has seq 1; the chat/send answer precedes the turn's first event. */
-export function checkStart(r: Recorder, conn: Connection, sessionId: string, sendId: number | string | undefined): void {
+export function checkStart(
+  r: Recorder,
+  conn: Connection,
+  sessionId: string,
+  sendId: number | string | undefined,
+): void {
   const first = sessionEvents(conn, sessionId)[0];
-  if (first) r.expect('daemon.events.seq-starts-at-1', first.params.seq === 1, `the new session's first event has seq ${String(first.params.seq)}`);
-  const responseAt = conn.messages.findIndex((m) => m.kind === 'response' && (m.message as JsonObject).id === sendId);
-  const firstAt = conn.messages.findIndex((m) => m.kind === 'notification' && ((m.message as JsonObject).params as JsonObject | undefined)?.sessionId === sessionId);
-  if (responseAt >= 0 && firstAt >= 0) r.expect('daemon.turns.response-before-events', responseAt < firstAt, 'the turn\'s first event arrived before the chat/send response');
+  if (first)
+    r.expect(
+      'daemon.events.seq-starts-at-1',
+      first.params.seq === 1,
+      `the new session's first event has seq ${String(first.params.seq)}`,
+    );
+  const responseAt = conn.messages.findIndex(
+    (m) => m.kind === 'response' && (m.message as JsonObject).id === sendId,
+  );
+  const firstAt = conn.messages.findIndex(
+    (m) =>
+      m.kind === 'notification' &&
+      ((m.message as JsonObject).params as JsonObject | undefined)?.sessionId === sessionId,
+  );
+  if (responseAt >= 0 && firstAt >= 0)
+    r.expect(
+      'daemon.turns.response-before-events',
+      responseAt < firstAt,
+      "the turn's first event arrived before the chat/send response",
+    );
 }
 
 /** Tree invariants over every tree/update of one turn. */
@@ -95,7 +153,10 @@ export function checkTree(r: Recorder, events: Event[], turnId: string): void {
   const firstNodes = (updates[0]!.params.nodes ?? []) as JsonObject[];
   if (!firstNodes.some((n) => n.kind === 'turn' && n.parentId === null)) {
     rootOk = false;
-    r.fail('daemon.tree.turn-root', `the turn's first tree/update does not hold the turn node: ${JSON.stringify(firstNodes).slice(0, 200)}`);
+    r.fail(
+      'daemon.tree.turn-root',
+      `the turn's first tree/update does not hold the turn node: ${JSON.stringify(firstNodes).slice(0, 200)}`,
+    );
   }
   for (const update of updates) {
     for (const node of (update.params.nodes ?? []) as JsonObject[]) {
@@ -104,16 +165,25 @@ export function checkTree(r: Recorder, events: Event[], turnId: string): void {
         roots.add(id);
         if (rootOk && (node.kind !== 'turn' || roots.size > 1)) {
           rootOk = false;
-          r.fail('daemon.tree.turn-root', `node ${id} (kind ${String(node.kind)}) has parentId null${roots.size > 1 ? ' besides another root' : ''}`);
+          r.fail(
+            'daemon.tree.turn-root',
+            `node ${id} (kind ${String(node.kind)}) has parentId null${roots.size > 1 ? ' besides another root' : ''}`,
+          );
         }
       } else if (parentOk && !status.has(String(node.parentId))) {
         parentOk = false;
-        r.fail('daemon.tree.parent-before-child', `node ${id} was announced before its parent ${String(node.parentId)} (seq ${String(update.params.seq)})`);
+        r.fail(
+          'daemon.tree.parent-before-child',
+          `node ${id} was announced before its parent ${String(node.parentId)} (seq ${String(update.params.seq)})`,
+        );
       }
       const before = status.get(id);
       if (finalOk && before !== undefined && FINAL.has(before) && node.status !== before) {
         finalOk = false;
-        r.fail('daemon.tree.final-status', `node ${id} went from final status ${before} to ${String(node.status)}`);
+        r.fail(
+          'daemon.tree.final-status',
+          `node ${id} went from final status ${before} to ${String(node.status)}`,
+        );
       }
       status.set(id, String(node.status));
     }
@@ -128,31 +198,71 @@ export function checkTree(r: Recorder, events: Event[], turnId: string): void {
 }
 
 /** session/new + setScript; skips the scenario when the daemon has no scripted provider. */
-async function scriptedSession(ctx: DaemonContext, c: Initialized, conversations: JsonObject, mode = 'auto', chatContext = 'thread'): Promise<string> {
+async function scriptedSession(
+  ctx: DaemonContext,
+  c: Initialized,
+  conversations: JsonObject,
+  mode = 'auto',
+  chatContext = 'thread',
+): Promise<string> {
   requireDaemonCapability(c.init, 'testing.scriptedProvider');
-  const created = await c.conn.request('session/new', { workspaceRoot: ctx.workspace, permissionMode: mode, chatContext: { kind: chatContext } });
+  const created = await c.conn.request('session/new', {
+    workspaceRoot: ctx.workspace,
+    permissionMode: mode,
+    chatContext: { kind: chatContext },
+  });
   const sessionId = (created?.result as JsonObject | undefined)?.sessionId;
   if (typeof sessionId !== 'string') {
     ctx.recorder.fail('daemon.sessions.new', `session/new got ${describe(created)}`);
     throw new Abort('no session');
   }
-  const set = await c.conn.request('_arbor/testing/setScript', { sessionId, script: { version: 1, conversations } });
+  const set = await c.conn.request('_arbor/testing/setScript', {
+    sessionId,
+    script: { version: 1, conversations },
+  });
   if (!set || set.error) throw new Skip(`_arbor/testing/setScript failed: ${describe(set)}`);
   return sessionId;
 }
 
-async function send(ctx: DaemonContext, conn: Connection, sessionId: string, text: string): Promise<string> {
+async function send(
+  ctx: DaemonContext,
+  conn: Connection,
+  sessionId: string,
+  text: string,
+): Promise<string> {
   return (await sendWithId(ctx, conn, sessionId, text)).turnId;
 }
 
-async function sendWithId(ctx: DaemonContext, conn: Connection, sessionId: string, text: string): Promise<{ turnId: string; id: string | number }> {
-  const response = await conn.request('chat/send', { sessionId, text }, { noResponseCheck: 'daemon.turns.send-answers-turn-id' });
+async function sendWithId(
+  ctx: DaemonContext,
+  conn: Connection,
+  sessionId: string,
+  text: string,
+): Promise<{ turnId: string; id: string | number }> {
+  const response = await conn.request(
+    'chat/send',
+    { sessionId, text },
+    { noResponseCheck: 'daemon.turns.send-answers-turn-id' },
+  );
   const turnId = (response?.result as JsonObject | undefined)?.turnId;
-  if (!ctx.recorder.expect('daemon.turns.send-answers-turn-id', typeof turnId === 'string', `chat/send got ${describe(response)}`)) throw new Abort('no turn');
+  if (
+    !ctx.recorder.expect(
+      'daemon.turns.send-answers-turn-id',
+      typeof turnId === 'string',
+      `chat/send got ${describe(response)}`,
+    )
+  )
+    throw new Abort('no turn');
   return { turnId: turnId as string, id: response!.id as string | number };
 }
 
-async function waitTurnEnd(ctx: DaemonContext, conn: Connection, sessionId: string, turnId: string, timeoutMs = TURN_TIMEOUT_MS): Promise<JsonObject> {
+async function waitTurnEnd(
+  ctx: DaemonContext,
+  conn: Connection,
+  sessionId: string,
+  turnId: string,
+  timeoutMs = TURN_TIMEOUT_MS,
+): Promise<JsonObject> {
   const end = await conn.waitFor(isTurnEnd(sessionId, turnId), timeoutMs);
   if (!end) {
     ctx.recorder.fail('daemon.turns.idle-ends-turn', `the turn did not end within ${timeoutMs} ms`);
@@ -182,14 +292,29 @@ export const turn: Scenario<DaemonContext> = {
   checks: TURN_CHECKS,
   async run(ctx) {
     const c = await ctx.connect();
-    const sessionId = await scriptedSession(ctx, c, {
-      '*': [
-        { text: 'Let me look.', toolCalls: [{ id: 'conformance-call-1', name: 'conformance_probe', arguments: { depth: 1 } }] },
-        { text: 'Done looking.' },
-      ],
-      // default mode: an unknown (external) tool needs an approval this client cannot give.
-    }, 'default');
-    const { turnId, id } = await sendWithId(ctx, c.conn, sessionId, 'conformance: a turn with a tool call');
+    const sessionId = await scriptedSession(
+      ctx,
+      c,
+      {
+        '*': [
+          {
+            text: 'Let me look.',
+            toolCalls: [
+              { id: 'conformance-call-1', name: 'conformance_probe', arguments: { depth: 1 } },
+            ],
+          },
+          { text: 'Done looking.' },
+        ],
+        // default mode: an unknown (external) tool needs an approval this client cannot give.
+      },
+      'default',
+    );
+    const { turnId, id } = await sendWithId(
+      ctx,
+      c.conn,
+      sessionId,
+      'conformance: a turn with a tool call',
+    );
     await waitTurnEnd(ctx, c.conn, sessionId, turnId);
     checkStart(ctx.recorder, c.conn, sessionId, id);
     const events = sessionEvents(c.conn, sessionId);
@@ -206,15 +331,44 @@ export const cancel: Scenario<DaemonContext> = {
   checks: ['daemon.turns.turn-in-progress', 'daemon.turns.cancel'],
   async run(ctx) {
     const c = await ctx.connect();
-    const sessionId = await scriptedSession(ctx, c, { '*': [{ text: 'This reply takes a while.', delayMs: 5000 }] });
+    const sessionId = await scriptedSession(ctx, c, {
+      '*': [{ text: 'This reply takes a while.', delayMs: 5000 }],
+    });
     const turnId = await send(ctx, c.conn, sessionId, 'conformance: a slow turn');
-    const busy = await c.conn.request('chat/send', { sessionId, text: 'conformance: too early' }, { noResponseCheck: 'daemon.turns.turn-in-progress' });
-    if (busy) ctx.recorder.expect('daemon.turns.turn-in-progress', errorCode(busy) === -33005, `chat/send during a running turn got ${describe(busy)}, expected -33005`);
-    const cancelled = await c.conn.request('chat/cancel', { sessionId, turnId }, { noResponseCheck: 'daemon.turns.cancel' });
-    if (!ctx.recorder.expect('daemon.turns.cancel', (cancelled?.result as JsonObject | undefined)?.cancelled === true, `chat/cancel got ${describe(cancelled)}, expected {cancelled: true}`)) return;
+    const busy = await c.conn.request(
+      'chat/send',
+      { sessionId, text: 'conformance: too early' },
+      { noResponseCheck: 'daemon.turns.turn-in-progress' },
+    );
+    if (busy)
+      ctx.recorder.expect(
+        'daemon.turns.turn-in-progress',
+        errorCode(busy) === -33005,
+        `chat/send during a running turn got ${describe(busy)}, expected -33005`,
+      );
+    const cancelled = await c.conn.request(
+      'chat/cancel',
+      { sessionId, turnId },
+      { noResponseCheck: 'daemon.turns.cancel' },
+    );
+    if (
+      !ctx.recorder.expect(
+        'daemon.turns.cancel',
+        (cancelled?.result as JsonObject | undefined)?.cancelled === true,
+        `chat/cancel got ${describe(cancelled)}, expected {cancelled: true}`,
+      )
+    )
+      return;
     const end = await c.conn.waitFor(isTurnEnd(sessionId, turnId), 3000);
-    const stop = ((end?.message as JsonObject | undefined)?.params as JsonObject | undefined)?.stopReason;
-    ctx.recorder.expect('daemon.turns.cancel', stop === 'cancelled', end ? `the cancelled turn ended with stopReason ${String(stop)}` : 'the cancelled turn did not end within 3 s');
+    const stop = ((end?.message as JsonObject | undefined)?.params as JsonObject | undefined)
+      ?.stopReason;
+    ctx.recorder.expect(
+      'daemon.turns.cancel',
+      stop === 'cancelled',
+      end
+        ? `the cancelled turn ended with stopReason ${String(stop)}`
+        : 'the cancelled turn did not end within 3 s',
+    );
   },
 };
 
@@ -225,15 +379,28 @@ export const budget: Scenario<DaemonContext> = {
   checks: ['daemon.budget.exceeded-notified'],
   async run(ctx) {
     const c = await ctx.connect();
-    const replies = Array.from({ length: 300 }, (_, i) => ({ toolCalls: [{ id: `conformance-loop-${i}`, name: 'conformance_probe', arguments: { i } }] }));
+    const replies = Array.from({ length: 300 }, (_, i) => ({
+      toolCalls: [{ id: `conformance-loop-${i}`, name: 'conformance_probe', arguments: { i } }],
+    }));
     const sessionId = await scriptedSession(ctx, c, { '*': replies });
     const turnId = await send(ctx, c.conn, sessionId, 'conformance: loop forever');
     const end = await waitTurnEnd(ctx, c.conn, sessionId, turnId, 15_000);
-    if (end.stopReason !== 'budget_exceeded') throw new Skip(`the endless turn ended with stopReason ${String(end.stopReason)}, not budget_exceeded`);
+    if (end.stopReason !== 'budget_exceeded')
+      throw new Skip(
+        `the endless turn ended with stopReason ${String(end.stopReason)}, not budget_exceeded`,
+      );
     const events = sessionEvents(c.conn, sessionId);
-    const idle = events.findIndex((e) => e.method === 'session/state' && e.params.stopReason === 'budget_exceeded');
-    const notified = events.slice(0, idle).some((e) => e.method === 'budget/exceeded' && e.params.turnId === turnId);
-    ctx.recorder.expect('daemon.budget.exceeded-notified', notified, 'the turn ended with budget_exceeded but no budget/exceeded came before');
+    const idle = events.findIndex(
+      (e) => e.method === 'session/state' && e.params.stopReason === 'budget_exceeded',
+    );
+    const notified = events
+      .slice(0, idle)
+      .some((e) => e.method === 'budget/exceeded' && e.params.turnId === turnId);
+    ctx.recorder.expect(
+      'daemon.budget.exceeded-notified',
+      notified,
+      'the turn ended with budget_exceeded but no budget/exceeded came before',
+    );
   },
 };
 
@@ -250,21 +417,33 @@ export const twoClients: Scenario<DaemonContext> = {
     const attach = await b.conn.request('session/attach', { sessionId, role: 'observer' });
     const lastSeq = (attach?.result as JsonObject | undefined)?.lastSeq;
     if (typeof lastSeq !== 'number') {
-      ctx.recorder.fail('daemon.sessions.events-to-all-attached', `session/attach by a second client got ${describe(attach)}`);
+      ctx.recorder.fail(
+        'daemon.sessions.events-to-all-attached',
+        `session/attach by a second client got ${describe(attach)}`,
+      );
       return;
     }
     const turnId = await send(ctx, a.conn, sessionId, 'conformance: two clients');
     await waitTurnEnd(ctx, a.conn, sessionId, turnId);
     await b.conn.waitFor(isTurnEnd(sessionId, turnId), 3000);
-    const key = (e: Event): string => `${e.params.seq as number} ${e.method} ${JSON.stringify(e.params)}`;
-    const seenByA = sessionEvents(a.conn, sessionId).filter((e) => (e.params.seq as number) > lastSeq).map(key);
-    const seenByB = sessionEvents(b.conn, sessionId).filter((e) => (e.params.seq as number) > lastSeq).map(key);
+    const key = (e: Event): string =>
+      `${e.params.seq as number} ${e.method} ${JSON.stringify(e.params)}`;
+    const seenByA = sessionEvents(a.conn, sessionId)
+      .filter((e) => (e.params.seq as number) > lastSeq)
+      .map(key);
+    const seenByB = sessionEvents(b.conn, sessionId)
+      .filter((e) => (e.params.seq as number) > lastSeq)
+      .map(key);
     const missing = seenByA.find((k) => !seenByB.includes(k));
     const extra = seenByB.find((k) => !seenByA.includes(k));
     ctx.recorder.expect(
       'daemon.sessions.events-to-all-attached',
       seenByA.length > 0 && missing === undefined && extra === undefined,
-      missing ? `the observer did not get: ${missing.slice(0, 200)}` : extra ? `the observer got an event the controller did not: ${extra.slice(0, 200)}` : 'no events of the turn arrived',
+      missing
+        ? `the observer did not get: ${missing.slice(0, 200)}`
+        : extra
+          ? `the observer got an event the controller did not: ${extra.slice(0, 200)}`
+          : 'no events of the turn arrived',
     );
   },
 };
@@ -290,13 +469,24 @@ async function approvalTurn(ctx: DaemonContext, decision: 'allow' | 'deny') {
     executed.push(params as JsonObject);
     return { content: 'conformance tool result' };
   });
-  const sessionId = await scriptedSession(ctx, c, {
-    '*': [{ toolCalls: [{ id: 'conformance-write-1', name: CLIENT_TOOL.name, arguments: { n: 1 } }] }, { text: 'Finished.' }],
-  }, 'default', 'editor'); // client tools are offered in editor sessions only
+  const sessionId = await scriptedSession(
+    ctx,
+    c,
+    {
+      '*': [
+        { toolCalls: [{ id: 'conformance-write-1', name: CLIENT_TOOL.name, arguments: { n: 1 } }] },
+        { text: 'Finished.' },
+      ],
+    },
+    'default',
+    'editor',
+  ); // client tools are offered in editor sessions only
   const turnId = await send(ctx, c.conn, sessionId, `conformance: a client tool, ${decision}`);
   await waitTurnEnd(ctx, c.conn, sessionId, turnId);
   const events = sessionEvents(c.conn, sessionId);
-  const nodes = events.filter((e) => e.method === 'tree/update').flatMap((e) => (e.params.nodes ?? []) as JsonObject[]);
+  const nodes = events
+    .filter((e) => e.method === 'tree/update')
+    .flatMap((e) => (e.params.nodes ?? []) as JsonObject[]);
   const toolNode = [...nodes].reverse().find((n) => n.name === CLIENT_TOOL.name);
   const resolved = events.find((e) => e.method === 'tool/approvalResolved');
   return { asked, executed, toolNode, resolved };
@@ -305,14 +495,36 @@ async function approvalTurn(ctx: DaemonContext, decision: 'allow' | 'deny') {
 export const approvalAllow: Scenario<DaemonContext> = {
   id: 'daemon-approval-allow',
   role: 'daemon',
-  title: 'a write-category client tool in default mode asks, runs through tool/execute once allowed',
-  checks: ['daemon.approvals.ask-controllers', 'daemon.approvals.resolved', 'daemon.client-tools.round-trip'],
+  title:
+    'a write-category client tool in default mode asks, runs through tool/execute once allowed',
+  checks: [
+    'daemon.approvals.ask-controllers',
+    'daemon.approvals.resolved',
+    'daemon.client-tools.round-trip',
+  ],
   async run(ctx) {
     const r = ctx.recorder;
     const { asked, executed, toolNode, resolved } = await approvalTurn(ctx, 'allow');
-    if (!r.expect('daemon.approvals.ask-controllers', asked.length === 1, `the daemon sent ${asked.length} tool/approvalRequest for one write call in default mode, expected 1`)) return;
-    r.expect('daemon.approvals.resolved', resolved?.params.outcome === 'approved', `tool/approvalResolved: ${JSON.stringify(resolved?.params) ?? 'missing'}, expected outcome approved`);
-    r.expect('daemon.client-tools.round-trip', executed.length === 1 && executed[0]?.name === CLIENT_TOOL.name && toolNode?.status === 'done', `tool/execute ${JSON.stringify(executed)}; tool node ${JSON.stringify(toolNode)}`);
+    if (
+      !r.expect(
+        'daemon.approvals.ask-controllers',
+        asked.length === 1,
+        `the daemon sent ${asked.length} tool/approvalRequest for one write call in default mode, expected 1`,
+      )
+    )
+      return;
+    r.expect(
+      'daemon.approvals.resolved',
+      resolved?.params.outcome === 'approved',
+      `tool/approvalResolved: ${JSON.stringify(resolved?.params) ?? 'missing'}, expected outcome approved`,
+    );
+    r.expect(
+      'daemon.client-tools.round-trip',
+      executed.length === 1 &&
+        executed[0]?.name === CLIENT_TOOL.name &&
+        toolNode?.status === 'done',
+      `tool/execute ${JSON.stringify(executed)}; tool node ${JSON.stringify(toolNode)}`,
+    );
   },
 };
 
@@ -323,6 +535,10 @@ export const approvalDeny: Scenario<DaemonContext> = {
   checks: ['daemon.approvals.denied-not-run'],
   async run(ctx) {
     const { asked, executed, toolNode } = await approvalTurn(ctx, 'deny');
-    ctx.recorder.expect('daemon.approvals.denied-not-run', asked.length === 1 && executed.length === 0 && toolNode?.status === 'denied', `asked ${asked.length}, executed ${executed.length}, tool node ${JSON.stringify(toolNode)}`);
+    ctx.recorder.expect(
+      'daemon.approvals.denied-not-run',
+      asked.length === 1 && executed.length === 0 && toolNode?.status === 'denied',
+      `asked ${asked.length}, executed ${executed.length}, tool node ${JSON.stringify(toolNode)}`,
+    );
   },
 };

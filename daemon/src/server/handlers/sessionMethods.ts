@@ -18,7 +18,7 @@ export function registerSessionMethods(
       return session.describe();
     })
     .onRequest(Methods.SessionList, (params) => sessions.list(params))
-    .onRequest(Methods.SessionLoad, (params) => sessions.get(params.sessionId).load())
+    .onRequest(Methods.SessionLoad, (params) => sessions.load(params.sessionId))
     .onRequest(Methods.SessionDelete, (params) => {
       sessions.delete(params.sessionId);
       return {};
