@@ -1,10 +1,11 @@
-/** Sessions, seq, fan-out, replay, roles and turns over an in-memory transport. */
+/** Sessions, seq, fan-out, replay, roles and turns over an in-memory transport (store in a temp dir). */
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCodes, Methods } from '@arbor/protocol';
 import { ResponseError } from 'vscode-jsonrpc';
+import { EVENT_PRUNE_BATCH } from '../src/store/index.js';
 import { FakeRunner, inMemoryDaemon, until, type TestClient } from './helpers/inMemoryDaemon.js';
 import { assertValid, assertValidNotification } from './helpers/schemas.js';
 
@@ -30,7 +31,7 @@ function assertAllValid(client: TestClient): void {
   for (const event of client.events) assertValidNotification(event.method, event.params);
 }
 
-describe('sessions (in memory)', () => {
+describe('sessions (in-process daemon)', () => {
   it('list is newest first, paged with a cursor, and filtered by workspace root', async () => {
     const client = await inMemoryDaemon().connect();
     const a = root();
@@ -113,21 +114,39 @@ describe('sessions (in memory)', () => {
   });
 
   it('attach beyond the retained events answers replay snapshot', async () => {
-    const daemon = inMemoryDaemon({ replayRetention: 2 });
+    const daemon = inMemoryDaemon({ eventRetention: 2 });
     const owner = await daemon.connect();
     const { sessionId } = await owner.request(Methods.SessionNew, { workspaceRoot: root() });
-    for (const mode of ['plan', 'auto', 'default', 'plan'] as const) {
-      await owner.request(Methods.SessionSetPermissionMode, { sessionId, mode });
-    }
+    // The store prunes once per EVENT_PRUNE_BATCH appends, down to the newest eventRetention.
+    const bus = daemon.context.sessions.get(sessionId).bus;
+    for (let i = 0; i < EVENT_PRUNE_BATCH; i++) bus.emit(Methods.SessionUpdate, { title: `t${i}` });
     const late = await daemon.connect();
-    const attached = await late.request(Methods.SessionAttach, { sessionId, sinceSeq: 1 });
+    const attached = await late.request(Methods.SessionAttach, {
+      sessionId,
+      sinceSeq: EVENT_PRUNE_BATCH - 3,
+    });
     assertValid(Methods.SessionAttach.result, attached);
     assert.equal(attached.replay, 'snapshot');
+    assert.equal(attached.lastSeq, EVENT_PRUNE_BATCH);
     assert.deepEqual(attached.snapshot.pendingApprovals, []);
     const within = await (
       await daemon.connect()
-    ).request(Methods.SessionAttach, { sessionId, sinceSeq: 2 });
+    ).request(Methods.SessionAttach, { sessionId, sinceSeq: EVENT_PRUNE_BATCH - 2 });
     assert.equal(within.replay, 'events');
+  });
+
+  it('attach with sinceSeq at or past the newest event replays nothing (replay events)', async () => {
+    const daemon = inMemoryDaemon();
+    const owner = await daemon.connect();
+    const { sessionId } = await owner.request(Methods.SessionNew, { workspaceRoot: root() });
+    await owner.request(Methods.SessionSetPermissionMode, { sessionId, mode: 'plan' });
+    for (const sinceSeq of [1, 7]) {
+      const late = await daemon.connect();
+      const attached = await late.request(Methods.SessionAttach, { sessionId, sinceSeq });
+      assert.deepEqual([attached.replay, attached.lastSeq], ['events', 1]);
+      await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(late.events, []);
+    }
   });
 
   it('observers receive events but cannot send, cancel or change the mode (-33006)', async () => {

@@ -126,6 +126,13 @@ export class ExecutionTree {
     this.emit(id);
   }
 
+  setApproval(id: string, approval: ApprovalOutcome): void {
+    const node = this.require(id);
+    if (node.approval === approval || isFinal(node.status)) return;
+    node.approval = approval;
+    this.emit(id);
+  }
+
   finish(id: string, end: NodeEnd): void {
     const node = this.require(id);
     if (isFinal(node.status)) return;

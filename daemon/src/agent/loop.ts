@@ -152,6 +152,7 @@ export class AgentLoop {
           name: call.name,
           content: result.content,
           isError: result.isError,
+          ...(result.approval === undefined ? {} : { metadata: { approval: result.approval } }),
         });
       }
       if (this.finished) return { kind: 'structured', value: this.finished.value };
@@ -297,7 +298,7 @@ export class AgentLoop {
     const { tree, signal } = this.ctx;
     const { call, nodeId } = item;
     try {
-      let outcome: ToolResult & { status?: 'denied' | 'blocked' };
+      let outcome: ToolResult & { status?: 'denied' | 'blocked' | 'cancelled' };
       if (onlyNames && !onlyNames.has(call.name)) {
         tree.start(nodeId);
         outcome = {
@@ -312,9 +313,10 @@ export class AgentLoop {
       } else {
         outcome = await this.runTool(call, nodeId);
       }
-      const result = {
+      const result: ToolResult = {
         content: truncateResult(outcome.content, this.ctx.budget.limits.maxToolResultBytes),
         isError: outcome.isError,
+        ...(outcome.approval === undefined ? {} : { approval: outcome.approval }),
       };
       tree.finish(nodeId, {
         status: outcome.status ?? (result.isError ? 'error' : 'done'),
@@ -339,7 +341,7 @@ export class AgentLoop {
   private async runTool(
     call: ProviderToolCall,
     nodeId: string,
-  ): Promise<ToolResult & { status?: 'denied' | 'blocked' }> {
+  ): Promise<ToolResult & { status?: 'denied' | 'blocked' | 'cancelled' }> {
     const { budget, tree, signal, gate, memory, request } = this.ctx;
     budget.beforeToolCall(nodeId);
     tree.start(nodeId);
@@ -368,14 +370,21 @@ export class AgentLoop {
         depth: this.params.depth,
         signal,
         awaitingApproval: () => tree.setStatus(nodeId, 'awaiting_approval'),
+        setApproval: (approval) => tree.setApproval(nodeId, approval),
       }),
       signal,
     );
+    const approval = decision.approval;
     if (!decision.allow) {
-      tree.setStatus(nodeId, 'running', decision.approval);
-      return { content: `Not run: ${decision.reason}`, isError: true, status: decision.status };
+      if (approval !== undefined) tree.setApproval(nodeId, approval);
+      return {
+        content: decision.reason,
+        isError: true,
+        status: decision.status,
+        ...(approval === undefined ? {} : { approval }),
+      };
     }
-    if (decision.approval !== undefined) tree.setStatus(nodeId, 'running', decision.approval);
+    if (approval !== undefined) tree.setStatus(nodeId, 'running', approval);
 
     let output: ToolOutput;
     try {
@@ -388,15 +397,20 @@ export class AgentLoop {
           nodeId,
           toolCallId: call.id,
           depth: this.params.depth,
+          emit: (descriptor, params) => this.ctx.events.emit(descriptor, params),
         }),
         signal,
       );
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       // A failing tool is a result the model can react to; its siblings go on.
-      return { content: `Tool ${tool.name} failed: ${errorMessage(error)}`, isError: true };
+      return {
+        content: `Tool ${tool.name} failed: ${errorMessage(error)}`,
+        isError: true,
+        ...(approval === undefined ? {} : { approval }),
+      };
     }
-    return normalizeOutput(output);
+    return { ...normalizeOutput(output), ...(approval === undefined ? {} : { approval }) };
   }
 
   private finishSubtask(payload: unknown, structured: StructuredOutput): ToolResult {

@@ -1,7 +1,8 @@
 /**
  * The single hook where the permission gate wraps every tool call (at every
- * depth). The permissions module supplies the real gate; until then every call
- * is allowed.
+ * depth). The permissions module supplies the real gate
+ * (permissions/permissionGate.ts); without one every call is allowed.
+ * A refusal's `reason` is the whole result the model sees.
  */
 import type { ApprovalOutcome } from '@arbor/protocol';
 import type { Tool } from '../tools/tool.js';
@@ -18,6 +19,8 @@ export interface GateRequest {
   signal: AbortSignal;
   /** Call before asking the user: the tree node shows `awaiting_approval`. */
   awaitingApproval(): void;
+  /** Records an outcome on the node without changing its status (e.g. `cancelled` as the turn stops). */
+  setApproval(approval: ApprovalOutcome): void;
 }
 
 export type GateDecision =

@@ -1,9 +1,12 @@
 /** Tool results as the model sees them: normalised, and truncated to the byte budget. */
+import type { ApprovalOutcome } from '@arbor/protocol';
 import type { ToolOutput } from '../tools/tool.js';
 
 export interface ToolResult {
   content: string;
   isError: boolean;
+  /** How the permission gate decided the call (tool-result metadata). */
+  approval?: ApprovalOutcome;
 }
 
 export function normalizeOutput(output: ToolOutput): ToolResult {

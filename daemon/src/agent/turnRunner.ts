@@ -13,6 +13,8 @@ import type {
   StopReason,
   Usage,
 } from '@arbor/protocol';
+import type { SessionApprovals } from '../permissions/sessionApprovals.js';
+import type { Tool } from '../tools/tool.js';
 
 /** Params of a session notification, minus what the session adds itself. */
 export type SessionEventParams<D extends NotificationDescriptor> = Omit<ParamsOf<D>, 'sessionId' | 'seq'>;
@@ -39,6 +41,10 @@ export interface TurnRequest {
   /** Read at call time: the mode may change while the turn runs. */
   permissionMode: () => PermissionMode;
   history: readonly HistoryMessage[];
+  /** Tools the session composed for this turn (workspace tools, the sender's client tools). */
+  tools?: readonly Tool[];
+  /** The session's grants and approval broker, read by the permission gate. */
+  approvals?: SessionApprovals;
   events: SessionEventSink;
   signal: AbortSignal;
 }

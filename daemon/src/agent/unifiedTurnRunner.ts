@@ -127,7 +127,12 @@ export class UnifiedTurnRunner implements TurnRunner {
         log: options.log,
       };
       const belt = provider.capabilities.tools
-        ? composeToolbelt([runSubtaskTool as Tool], MEMORY_TOOLS, options.tools)
+        ? composeToolbelt(
+            [runSubtaskTool as Tool],
+            MEMORY_TOOLS,
+            options.tools,
+            withoutNames(request.tools ?? [], [RUN_SUBTASK, ...MEMORY_TOOLS.map((t) => t.name), ...options.tools.map((t) => t.name)]),
+          )
         : new Toolbelt([]);
       loop = new AgentLoop(ctx, {
         nodeId: tree.rootId,
@@ -185,4 +190,9 @@ export class UnifiedTurnRunner implements TurnRunner {
       ...(error === undefined ? {} : { error }),
     };
   }
+}
+
+/** The session's tools never shadow the daemon's own (their name wins). */
+function withoutNames(tools: readonly Tool[], taken: readonly string[]): Tool[] {
+  return tools.filter((tool) => !taken.includes(tool.name));
 }

@@ -3,7 +3,7 @@
  * is one model turn; the answer is a stream of events. Real providers (openai,
  * anthropic, local) and the scripted provider implement it the same way.
  */
-import type { Usage } from '@arbor/protocol';
+import type { ApprovalOutcome, Usage } from '@arbor/protocol';
 
 export interface ProviderCapabilities {
   /** The model can call tools. Without it the loop degrades to plain chat. */
@@ -20,11 +20,33 @@ export interface ProviderToolCall {
   arguments: unknown;
 }
 
+/**
+ * An assistant message exactly as one provider's API returned it (e.g. Anthropic
+ * content blocks with thinking and signatures). The same provider sends it back
+ * verbatim; any other provider uses the portable fields.
+ */
+export interface NativeMessage {
+  provider: string;
+  message: unknown;
+}
+
 /** The conversation as the provider sees it. `tool` messages answer `toolCalls` by id. */
 export type ProviderMessage =
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; toolCalls?: ProviderToolCall[] }
-  | { role: 'tool'; toolCallId: string; name: string; content: string; isError?: boolean };
+  | { role: 'assistant'; content: string; toolCalls?: ProviderToolCall[]; native?: NativeMessage }
+  | {
+      role: 'tool';
+      toolCallId: string;
+      name: string;
+      content: string;
+      isError?: boolean;
+      /** Not sent to the model: how the call went (the permission gate's outcome). */
+      metadata?: ToolResultMetadata;
+    };
+
+export interface ToolResultMetadata {
+  approval?: ApprovalOutcome;
+}
 
 /** A tool as offered to the model. */
 export interface ToolDefinition {
@@ -50,6 +72,8 @@ export type ProviderEvent =
   | { type: 'text'; text: string }
   | { type: 'tool_call'; call: ProviderToolCall }
   | { type: 'usage'; usage: Usage }
+  /** The whole assistant message in the provider's own format, kept in history verbatim. */
+  | { type: 'native'; native: NativeMessage }
   | { type: 'stop'; reason: ProviderStopReason };
 
 export interface Provider {

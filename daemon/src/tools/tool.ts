@@ -4,10 +4,13 @@
  * calls, and optionally an exclusive lock name: calls holding the same lock run
  * one at a time, in the order the model emitted them.
  */
-import type { ToolCategory } from '@arbor/protocol';
+import type { NotificationDescriptor, ParamsOf, ToolCategory } from '@arbor/protocol';
 import { z } from 'zod';
 import type { ToolDefinition } from '../providers/provider.js';
 import type { TurnMemory } from './memory.js';
+
+/** A session event a tool sends (plan/update), minus what the session stamps on. */
+export type ToolEventParams<D extends NotificationDescriptor> = Omit<ParamsOf<D>, 'sessionId' | 'seq'>;
 
 export interface ToolContext {
   /** Aborts when the turn is cancelled or runs out of budget; tools must stop promptly. */
@@ -21,6 +24,8 @@ export interface ToolContext {
   toolCallId: string;
   /** Depth of the loop that made the call (0 at the root). */
   depth: number;
+  /** Sends a session event in order with the turn's other events (todo_write's plan/update). */
+  emit<D extends NotificationDescriptor>(descriptor: D, params: ToolEventParams<D>): void;
 }
 
 /** What the model sees. A plain string is a successful result. */
@@ -35,6 +40,15 @@ export interface Tool<I = unknown> {
   readonly parallelSafe: boolean;
   /** Calls sharing this lock run serially, in emitted order. */
   readonly lock?: string;
+  /** JSON Schema offered to the model instead of the one derived from `input` (client tools). */
+  readonly inputJsonSchema?: Record<string, unknown>;
+  /** The file a call changes, for the gate's protected-path check (write tools). */
+  targetPath?(args: I): string | undefined;
+  /**
+   * How an allow-for-session grant matches later calls: a grant covers calls
+   * with the same key. Absent: a grant covers every call of the tool.
+   */
+  grantKey?(args: I): string;
   execute(args: I, ctx: ToolContext): Promise<ToolOutput>;
 }
 
@@ -45,6 +59,9 @@ export interface ToolSpec<I> {
   category: ToolCategory;
   parallelSafe?: boolean;
   lock?: string;
+  inputJsonSchema?: Record<string, unknown>;
+  targetPath?(args: I): string | undefined;
+  grantKey?(args: I): string;
   execute(args: I, ctx: ToolContext): Promise<ToolOutput> | ToolOutput;
 }
 
@@ -57,6 +74,9 @@ export function defineTool<I>(spec: ToolSpec<I>): Tool<I> {
     category: spec.category,
     parallelSafe: spec.parallelSafe ?? true,
     ...(spec.lock === undefined ? {} : { lock: spec.lock }),
+    ...(spec.inputJsonSchema === undefined ? {} : { inputJsonSchema: spec.inputJsonSchema }),
+    ...(spec.targetPath === undefined ? {} : { targetPath: spec.targetPath }),
+    ...(spec.grantKey === undefined ? {} : { grantKey: spec.grantKey }),
     execute: async (args, ctx) => spec.execute(args, ctx),
   };
 }
@@ -66,6 +86,10 @@ const definitions = new WeakMap<Tool, ToolDefinition>();
 /** The tool as offered to the model (JSON Schema computed once per tool). */
 export function toolDefinition(tool: Tool): ToolDefinition {
   let definition = definitions.get(tool);
+  if (definition === undefined && tool.inputJsonSchema !== undefined) {
+    definition = { name: tool.name, description: tool.description, inputSchema: tool.inputJsonSchema };
+    definitions.set(tool, definition);
+  }
   if (definition === undefined) {
     const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<
       string,

@@ -90,7 +90,10 @@ export const lifecycleOrder: Scenario<DaemonContext> = {
       );
 
     conn.notify('exit');
-    if (ctx.target.kind !== 'stdio') return; // on a socket, exit only closes this connection
+    if (ctx.target.kind !== 'stdio') {
+      r.skip('daemon.lifecycle.exit-code', 'on a socket, exit closes only the connection');
+      return;
+    }
     const code = await exitCode(exit, 3000);
     r.expect(
       'daemon.lifecycle.exit-code',

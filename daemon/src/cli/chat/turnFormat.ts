@@ -1,0 +1,194 @@
+/**
+ * What the terminal shows of a turn, as lines of text: the execution tree,
+ * the plan, budget notices, the cost summary, the end of the turn. Pure (the
+ * clock and the spinner frame are arguments), so the live and the plain
+ * renderer print exactly the same thing.
+ */
+import type {
+  ApprovalRequestParams,
+  BudgetExceededParams,
+  CostSummaryParams,
+  ExecutionTreeNode,
+  NodeStatus,
+  PlanEntry,
+  StopReason,
+  Usage,
+} from '@arbor/protocol';
+import type { TreeReducer } from '@arbor/protocol/client';
+import type { Style } from './terminalStyle.js';
+
+export const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
+
+export interface TreeFormatOptions {
+  style: Style;
+  /** Epoch ms, for the running time of live nodes. */
+  now: number;
+  /** Index into SPINNER_FRAMES; undefined prints a static marker (plain output). */
+  spinnerFrame?: number | undefined;
+}
+
+const STATUS_ICONS: Record<NodeStatus, string> = {
+  pending: '○',
+  awaiting_approval: '?',
+  running: '●',
+  done: '✓',
+  error: '✗',
+  cancelled: '⊘',
+  denied: '⊗',
+  blocked: '⊘',
+};
+
+function statusIcon(status: NodeStatus, options: TreeFormatOptions): string {
+  const { style } = options;
+  switch (status) {
+    case 'running':
+      return style.cyan(
+        options.spinnerFrame === undefined
+          ? STATUS_ICONS.running
+          : SPINNER_FRAMES[options.spinnerFrame % SPINNER_FRAMES.length]!,
+      );
+    case 'done':
+      return style.green(STATUS_ICONS.done);
+    case 'error':
+    case 'denied':
+      return style.red(STATUS_ICONS[status]);
+    case 'awaiting_approval':
+      return style.yellow(STATUS_ICONS[status]);
+    default:
+      return style.dim(STATUS_ICONS[status]);
+  }
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const minutes = Math.floor(ms / 60_000);
+  return `${minutes}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
+}
+
+/** USD with enough digits for cheap calls; `null` (unknown price) says so. */
+export function formatCost(cost: number | null): string {
+  if (cost === null) return 'price unknown';
+  if (cost === 0) return '$0.00';
+  return cost < 0.01 ? `$${cost.toFixed(4)}` : `$${cost.toFixed(2)}`;
+}
+
+export function formatTokens(usage: Usage): string {
+  const count = (n: number) => n.toLocaleString('en-US');
+  return `${count(usage.inputTokens)} in / ${count(usage.outputTokens)} out tokens`;
+}
+
+function firstLine(text: string, max = 80): string {
+  const line = text.trim().split('\n', 1)[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function nodeLabel(node: ExecutionTreeNode, tree: TreeReducer, options: TreeFormatOptions): string {
+  const { style } = options;
+  if (node.kind === 'turn') return style.bold('turn');
+  if (node.kind === 'subtask') {
+    return `${style.bold(node.title ?? 'subtask')} ${style.dim('(subtask)')}`;
+  }
+  const args = node.argsPreview && node.argsPreview !== '{}' ? ` ${style.dim(firstLine(node.argsPreview, 60))}` : '';
+  return `${style.bold(node.name)}${args}`;
+}
+
+function nodeFacts(node: ExecutionTreeNode, options: TreeFormatOptions): string[] {
+  const facts: string[] = [];
+  const live = node.status === 'running' || node.status === 'awaiting_approval';
+  if (node.durationMs !== undefined && !live) facts.push(formatDuration(node.durationMs));
+  else if (live && node.startedAt !== undefined) {
+    facts.push(formatDuration(Math.max(0, options.now - Date.parse(node.startedAt))));
+  }
+  if (node.cost !== undefined) facts.push(formatCost(node.cost));
+  else if (node.usage !== undefined) facts.push(formatTokens(node.usage));
+  if (node.status === 'awaiting_approval') facts.push('awaiting approval');
+  if (node.status === 'denied' || node.status === 'blocked' || node.status === 'cancelled') {
+    facts.push(node.status);
+  }
+  return facts;
+}
+
+/** One line per node, depth-first, children indented under their parent. */
+export function formatTree(tree: TreeReducer, options: TreeFormatOptions): string[] {
+  const { style } = options;
+  const lines: string[] = [];
+  const visit = (node: ExecutionTreeNode, indent: number): void => {
+    const facts = nodeFacts(node, options);
+    let line = `${'  '.repeat(indent)}${statusIcon(node.status, options)} ${nodeLabel(node, tree, options)}`;
+    if (facts.length > 0) line += `  ${style.dim(facts.join(' · '))}`;
+    if (node.kind !== 'turn') {
+      const detail =
+        node.status === 'error' || node.isError
+          ? node.resultPreview && style.red(`— ${firstLine(node.resultPreview)}`)
+          : node.kind === 'subtask' && node.status === 'done'
+            ? node.resultPreview && style.dim(`— ${firstLine(node.resultPreview)}`)
+            : undefined;
+      if (detail) line += ` ${detail}`;
+    }
+    lines.push(line);
+    for (const child of tree.children(node.id)) visit(child, indent + 1);
+  };
+  for (const root of tree.roots()) visit(root, 0);
+  return lines;
+}
+
+const PLAN_MARKS: Record<PlanEntry['status'], string> = {
+  pending: '[ ]',
+  in_progress: '[~]',
+  completed: '[x]',
+  cancelled: '[-]',
+};
+
+export function formatPlan(entries: readonly PlanEntry[], style: Style): string[] {
+  if (entries.length === 0) return [];
+  return [
+    style.bold('Plan'),
+    ...entries.map((entry) => {
+      const mark = PLAN_MARKS[entry.status];
+      const text = `  ${mark} ${entry.content}`;
+      if (entry.status === 'completed') return style.green(text);
+      if (entry.status === 'in_progress') return style.cyan(text);
+      if (entry.status === 'cancelled') return style.dim(text);
+      return text;
+    }),
+  ];
+}
+
+export function formatBudget(notice: BudgetExceededParams, style: Style): string {
+  return style.yellow(
+    `! Budget exceeded: ${notice.kind.replace(/_/g, ' ')} (limit ${notice.limit}, observed ${notice.observed}); the turn stops here`,
+  );
+}
+
+export function formatCostSummary(summary: CostSummaryParams, style: Style): string[] {
+  const lines = [
+    style.bold(`Cost: ${formatCost(summary.cost)}`) + style.dim(` · ${formatTokens(summary.usage)}`),
+  ];
+  for (const model of summary.byModel) {
+    lines.push(
+      style.dim(
+        `  ${model.provider}:${model.model}  ${model.calls} call${model.calls === 1 ? '' : 's'} · ` +
+          `${formatTokens(model.usage)} · ${formatCost(model.cost)}`,
+      ),
+    );
+  }
+  return lines;
+}
+
+export function formatTurnEnd(stopReason: StopReason, style: Style, error?: string): string {
+  const text = `Turn ended: ${stopReason}${error ? ` — ${error}` : ''}`;
+  if (stopReason === 'end_turn') return style.green(text);
+  if (stopReason === 'cancelled') return style.yellow(text);
+  return style.red(text);
+}
+
+export function formatApprovalRequest(request: ApprovalRequestParams, style: Style): string[] {
+  const args = JSON.stringify(request.args ?? {});
+  return [
+    style.yellow(`? ${style.bold(request.name)} needs approval (${request.category})`) +
+      (request.reason ? style.dim(` — ${firstLine(request.reason, 120)}`) : ''),
+    style.dim(`  ${args.length > 200 ? `${args.slice(0, 199)}…` : args}`),
+    `  ${style.bold('[a]')} allow   ${style.bold('[s]')} allow for this session   ${style.bold('[d]')} deny`,
+  ];
+}

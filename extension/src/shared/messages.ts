@@ -1,0 +1,167 @@
+/**
+ * The typed channel between the extension host and the chat webview.
+ *
+ * Both directions are zod discriminated unions on `type`; each side validates
+ * what it receives (`parseHostMessage` in the webview, `parseWebviewMessage` in
+ * the host) and drops anything else. Protocol payloads reuse the protocol's
+ * own schemas, so a tree node here is exactly a `tree/update` node.
+ *
+ * This module is shared: it must import nothing from `vscode` or the DOM.
+ */
+import { z } from 'zod';
+import {
+  ApprovalDecision,
+  ApprovalOutcome,
+  ApprovalRequestParams,
+  BudgetExceededParams,
+  ExecutionTreeNode,
+  ExecutionTreeSnapshot,
+  MessageStatus,
+  PermissionMode,
+  PlanEntry,
+  StopReason,
+  TurnState,
+  Usage,
+} from '@arbor/protocol';
+
+const Text = z.string().max(1_000_000);
+const IdString = z.string().min(1).max(200);
+
+/** One entry of the session history list. */
+export const SessionSummary = z.object({
+  sessionId: IdString,
+  title: z.string().max(500),
+  updatedAt: z.string(),
+  state: TurnState,
+});
+export type SessionSummary = z.infer<typeof SessionSummary>;
+
+/**
+ * One turn as the webview shows it after a reload or a session switch: the
+ * user's message, the answer and the stored tree snapshot. The same renderer
+ * draws it as a live turn built from `tree` / `text` messages.
+ */
+export const TranscriptTurn = z.object({
+  turnId: IdString,
+  userText: Text,
+  /** Assistant text per node (the turn node's text is the answer). */
+  texts: z.array(z.object({ nodeId: IdString, text: Text })).default([]),
+  tree: ExecutionTreeSnapshot.optional(),
+  /** Absent: still running. */
+  status: MessageStatus.optional(),
+  usage: Usage.optional(),
+  cost: z.number().nonnegative().nullable().optional(),
+});
+export type TranscriptTurn = z.infer<typeof TranscriptTurn>;
+
+export const ConnectionStatus = z.enum(['starting', 'ready', 'restarting', 'failed', 'stopped']);
+export type ConnectionStatus = z.infer<typeof ConnectionStatus>;
+
+const hostMessages = [
+  /** Daemon connection state, shown as a banner while not ready. */
+  z.object({ type: z.literal('connection'), status: ConnectionStatus, message: z.string().optional() }),
+  /** The session history (newest first) and which one is shown. */
+  z.object({
+    type: z.literal('sessions'),
+    sessions: z.array(SessionSummary),
+    currentId: IdString.optional(),
+  }),
+  /** Replaces everything shown: a session switch, a reload, a reconnect. */
+  z.object({
+    type: z.literal('session'),
+    sessionId: IdString,
+    title: z.string(),
+    permissionMode: PermissionMode,
+    model: z.string().optional(),
+    state: TurnState,
+    turns: z.array(TranscriptTurn),
+    approvals: z.array(ApprovalRequestParams).default([]),
+    plan: z.array(PlanEntry).default([]),
+    budget: z.array(BudgetExceededParams).default([]),
+  }),
+  /** No session yet (no workspace, or the daemon is not up). */
+  z.object({ type: z.literal('noSession'), reason: z.string() }),
+  z.object({ type: z.literal('turnStarted'), turnId: IdString, userText: Text.optional() }),
+  /** `tree/update` upserts of one turn. */
+  z.object({ type: z.literal('tree'), turnId: IdString, nodes: z.array(ExecutionTreeNode).min(1) }),
+  /** `chat/chunk`: text streamed into a node; seq orders it. */
+  z.object({
+    type: z.literal('text'),
+    turnId: IdString,
+    nodeId: IdString,
+    seq: z.number().int().nonnegative(),
+    text: Text,
+  }),
+  z.object({
+    type: z.literal('state'),
+    state: TurnState,
+    turnId: IdString.optional(),
+    stopReason: StopReason.optional(),
+    error: z.string().optional(),
+  }),
+  /** The daemon's confirmed permission mode. */
+  z.object({ type: z.literal('mode'), mode: PermissionMode }),
+  /** Models offered by the picker and the session's model. */
+  z.object({ type: z.literal('models'), models: z.array(z.string()), current: z.string().optional() }),
+  z.object({ type: z.literal('approvalAdded'), request: ApprovalRequestParams }),
+  z.object({
+    type: z.literal('approvalRemoved'),
+    turnId: IdString,
+    toolCallId: IdString,
+    outcome: ApprovalOutcome.optional(),
+    decidedBy: z.string().optional(),
+  }),
+  z.object({ type: z.literal('budget'), notice: BudgetExceededParams }),
+  z.object({ type: z.literal('plan'), entries: z.array(PlanEntry) }),
+  z.object({
+    type: z.literal('cost'),
+    turnId: IdString,
+    cost: z.number().nonnegative().nullable(),
+    usage: Usage,
+  }),
+  z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), message: z.string() }),
+  /** Commands run from VS Code that act inside the view. */
+  z.object({ type: z.literal('focusComposer') }),
+] as const;
+
+export const HostMessage = z.discriminatedUnion('type', hostMessages);
+export type HostMessage = z.infer<typeof HostMessage>;
+
+export const WebviewMessage = z.discriminatedUnion('type', [
+  /** The webview loaded (or reloaded) and wants the full state. */
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('send'), text: z.string().min(1).max(200_000) }),
+  z.object({ type: z.literal('cancel') }),
+  z.object({ type: z.literal('setMode'), mode: PermissionMode }),
+  z.object({ type: z.literal('setModel'), model: z.string().min(1).max(500) }),
+  z.object({
+    type: z.literal('approve'),
+    turnId: IdString,
+    toolCallId: IdString,
+    decision: ApprovalDecision,
+  }),
+  z.object({ type: z.literal('showDiff'), turnId: IdString, toolCallId: IdString }),
+  z.object({ type: z.literal('newChat') }),
+  z.object({ type: z.literal('switchSession'), sessionId: IdString }),
+  z.object({ type: z.literal('deleteSession'), sessionId: IdString }),
+  z.object({ type: z.literal('copy'), text: z.string().max(1_000_000) }),
+]);
+export type WebviewMessage = z.infer<typeof WebviewMessage>;
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+function parseWith<T>(schema: z.ZodType<T>, raw: unknown): Parsed<T> {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, error: z.prettifyError(parsed.error) };
+}
+
+/** Used by the webview on every `message` event. */
+export function parseHostMessage(raw: unknown): Parsed<HostMessage> {
+  return parseWith(HostMessage, raw);
+}
+
+/** Used by the host on every `onDidReceiveMessage`. */
+export function parseWebviewMessage(raw: unknown): Parsed<WebviewMessage> {
+  return parseWith(WebviewMessage, raw);
+}

@@ -1,0 +1,361 @@
+/**
+ * ChatModel: everything the chat view shows, rebuilt from host messages.
+ * Pure (no DOM, no timers), so it is unit-tested in Node and drawn by the
+ * renderer in the browser.
+ *
+ * Each turn keeps its execution tree in a `TreeReducer` from the shared client
+ * core: live `tree` upserts and stored snapshots land in the same structure,
+ * so one renderer draws both. Every change is recorded in a `Dirty` set; the
+ * renderer takes it once per animation frame and touches only what changed.
+ */
+import type {
+  ApprovalDecision,
+  ApprovalRequestParams,
+  BudgetExceededParams,
+  ExecutionTreeNode,
+  PermissionMode,
+  PlanEntry,
+  StopReason,
+  TurnState,
+  Usage,
+} from '@arbor/protocol';
+import { TreeReducer } from '@arbor/protocol/client';
+import type {
+  ConnectionStatus,
+  HostMessage,
+  SessionSummary,
+  TranscriptTurn,
+} from '../../src/shared/messages.js';
+
+export type TurnStatus =
+  | 'running'
+  | 'complete'
+  | 'cancelled'
+  | 'budget_exceeded'
+  | 'max_iterations'
+  | 'error'
+  | 'interrupted';
+
+export interface TurnModel {
+  readonly turnId: string;
+  userText: string;
+  readonly tree: TreeReducer;
+  status: TurnStatus;
+  stopReason?: StopReason;
+  error?: string;
+  cost?: number | null;
+  usage?: Usage;
+  budget: BudgetExceededParams[];
+}
+
+export interface ApprovalModel {
+  readonly key: string;
+  readonly request: ApprovalRequestParams;
+  /** Answered here; the card stays (disabled) until the daemon resolves it. */
+  answer?: ApprovalDecision;
+}
+
+/** What changed since the renderer last drew. */
+export interface Dirty {
+  /** Redraw everything (session switch, reload). */
+  all: boolean;
+  /** Turns added, in order. */
+  addedTurns: string[];
+  /** Turn status / cost / budget changed. */
+  turnMeta: Set<string>;
+  /** Nodes upserted, per turn. */
+  nodes: Map<string, Set<string>>;
+  /** Nodes whose streamed text grew, per turn. */
+  texts: Map<string, Set<string>>;
+  approvals: boolean;
+  plan: boolean;
+  /** Composer, header, banner: mode, models, state, connection, sessions, notices. */
+  chrome: boolean;
+}
+
+function emptyDirty(): Dirty {
+  return {
+    all: false,
+    addedTurns: [],
+    turnMeta: new Set(),
+    nodes: new Map(),
+    texts: new Map(),
+    approvals: false,
+    plan: false,
+    chrome: false,
+  };
+}
+
+const STOP_TO_STATUS: Record<StopReason, TurnStatus> = {
+  end_turn: 'complete',
+  cancelled: 'cancelled',
+  budget_exceeded: 'budget_exceeded',
+  max_iterations: 'max_iterations',
+  error: 'error',
+  interrupted: 'interrupted',
+};
+
+export function approvalKeyOf(ref: { turnId: string; toolCallId: string }): string {
+  return `${ref.turnId}\u0000${ref.toolCallId}`;
+}
+
+export class ChatModel {
+  connection: { status: ConnectionStatus; message?: string } = { status: 'starting' };
+  sessions: SessionSummary[] = [];
+  sessionId: string | undefined;
+  title = '';
+  /** Why there is no session, when there is none. */
+  noSession: string | undefined;
+  mode: PermissionMode = 'default';
+  models: string[] = [];
+  model: string | undefined;
+  state: TurnState = 'idle';
+  runningTurnId: string | undefined;
+  plan: PlanEntry[] = [];
+  notice: { level: 'info' | 'error'; message: string } | undefined;
+  readonly turns = new Map<string, TurnModel>();
+  readonly turnOrder: string[] = [];
+  readonly approvals = new Map<string, ApprovalModel>();
+  /** Bumped by every `focusComposer` message. */
+  focusRequests = 0;
+
+  #dirty: Dirty = emptyDirty();
+
+  /** Applies one validated host message. */
+  apply(message: HostMessage): void {
+    switch (message.type) {
+      case 'connection':
+        this.connection = { status: message.status, ...(message.message !== undefined && { message: message.message }) };
+        this.#dirty.chrome = true;
+        return;
+      case 'sessions':
+        this.sessions = message.sessions;
+        if (message.currentId !== undefined) this.sessionId = message.currentId;
+        this.#dirty.chrome = true;
+        return;
+      case 'session':
+        this.#loadSession(message);
+        return;
+      case 'noSession':
+        this.#clear();
+        this.sessionId = undefined;
+        this.noSession = message.reason;
+        return;
+      case 'turnStarted': {
+        const turn = this.#turn(message.turnId);
+        if (message.userText !== undefined && turn.userText !== message.userText) {
+          turn.userText = message.userText;
+          this.#dirty.turnMeta.add(turn.turnId);
+        }
+        return;
+      }
+      case 'tree': {
+        const turn = this.#turn(message.turnId);
+        const changed = turn.tree.upsert(message.nodes);
+        const set = this.#nodeSet(this.#dirty.nodes, turn.turnId);
+        for (const id of changed) set.add(id);
+        return;
+      }
+      case 'text': {
+        const turn = this.#turn(message.turnId);
+        if (turn.tree.appendText(message)) this.#nodeSet(this.#dirty.texts, turn.turnId).add(message.nodeId);
+        return;
+      }
+      case 'state':
+        this.#applyState(message.state, message.turnId, message.stopReason, message.error);
+        return;
+      case 'mode':
+        this.mode = message.mode;
+        this.#dirty.chrome = true;
+        return;
+      case 'models':
+        this.models = message.models;
+        this.model = message.current;
+        this.#dirty.chrome = true;
+        return;
+      case 'approvalAdded': {
+        const key = approvalKeyOf(message.request);
+        if (!this.approvals.has(key)) {
+          this.approvals.set(key, { key, request: message.request });
+          this.#turn(message.request.turnId);
+          this.#dirty.approvals = true;
+        }
+        return;
+      }
+      case 'approvalRemoved':
+        if (this.approvals.delete(approvalKeyOf(message))) this.#dirty.approvals = true;
+        return;
+      case 'budget': {
+        const turn = this.#turn(message.notice.turnId);
+        turn.budget.push(message.notice);
+        this.#dirty.turnMeta.add(turn.turnId);
+        return;
+      }
+      case 'plan':
+        this.plan = message.entries;
+        this.#dirty.plan = true;
+        return;
+      case 'cost': {
+        const turn = this.#turn(message.turnId);
+        turn.cost = message.cost;
+        turn.usage = message.usage;
+        this.#dirty.turnMeta.add(turn.turnId);
+        return;
+      }
+      case 'notice':
+        this.notice = { level: message.level, message: message.message };
+        this.#dirty.chrome = true;
+        return;
+      case 'focusComposer':
+        this.focusRequests++;
+        this.#dirty.chrome = true;
+        return;
+    }
+  }
+
+  /** Records the user's answer so the card shows it until the daemon resolves it. */
+  answer(turnId: string, toolCallId: string, decision: ApprovalDecision): boolean {
+    const approval = this.approvals.get(approvalKeyOf({ turnId, toolCallId }));
+    if (!approval || approval.answer !== undefined) return false;
+    approval.answer = decision;
+    this.#dirty.approvals = true;
+    return true;
+  }
+
+  /** What changed since the last call; resets the record. */
+  takeDirty(): Dirty {
+    const dirty = this.#dirty;
+    this.#dirty = emptyDirty();
+    return dirty;
+  }
+
+  get hasChanges(): boolean {
+    const d = this.#dirty;
+    return (
+      d.all || d.addedTurns.length > 0 || d.turnMeta.size > 0 || d.nodes.size > 0 ||
+      d.texts.size > 0 || d.approvals || d.plan || d.chrome
+    );
+  }
+
+  get running(): boolean {
+    return this.state !== 'idle';
+  }
+
+  /** Approvals still waiting for an answer, oldest first. */
+  awaitingApprovals(): ApprovalModel[] {
+    return [...this.approvals.values()].filter((a) => a.answer === undefined);
+  }
+
+  /** The turn's answer: the text streamed into its root node(s). */
+  answerOf(turn: TurnModel): string {
+    const roots = turn.tree.roots();
+    if (roots.length === 0) return turn.tree.textOf(turn.turnId);
+    return roots.map((r) => turn.tree.textOf(r.id)).join('');
+  }
+
+  /** Top-level cards of a turn: the children of its turn node(s). */
+  topLevelNodes(turn: TurnModel): ExecutionTreeNode[] {
+    return turn.tree.roots().flatMap((root) => turn.tree.children(root.id));
+  }
+
+  /** Session cost so far (null when a turn's price is unknown). */
+  sessionCost(): number | null {
+    let total = 0;
+    for (const turn of this.turns.values()) {
+      if (turn.cost === null) return null;
+      total += turn.cost ?? 0;
+    }
+    return total;
+  }
+
+  #applyState(state: TurnState, turnId: string | undefined, stopReason?: StopReason, error?: string): void {
+    this.state = state;
+    this.#dirty.chrome = true;
+    if (turnId !== undefined && state !== 'idle') {
+      this.runningTurnId = turnId;
+      const turn = this.#turn(turnId);
+      if (turn.status !== 'running') {
+        turn.status = 'running';
+        this.#dirty.turnMeta.add(turnId);
+      }
+    }
+    if (state === 'idle') {
+      const id = turnId ?? this.runningTurnId;
+      this.runningTurnId = undefined;
+      const turn = id === undefined ? undefined : this.turns.get(id);
+      if (turn && stopReason !== undefined) {
+        turn.status = STOP_TO_STATUS[stopReason];
+        turn.stopReason = stopReason;
+        if (error !== undefined) turn.error = error;
+        this.#dirty.turnMeta.add(turn.turnId);
+      }
+    }
+  }
+
+  #loadSession(message: Extract<HostMessage, { type: 'session' }>): void {
+    this.#clear();
+    this.noSession = undefined;
+    this.sessionId = message.sessionId;
+    this.title = message.title;
+    this.mode = message.permissionMode;
+    if (message.model !== undefined) this.model = message.model;
+    this.state = message.state;
+    this.plan = message.plan;
+    for (const stored of message.turns) this.#addStoredTurn(stored);
+    for (const request of message.approvals) {
+      const key = approvalKeyOf(request);
+      this.approvals.set(key, { key, request });
+    }
+    for (const notice of message.budget) this.turns.get(notice.turnId)?.budget.push(notice);
+    const running = message.turns.find((t) => t.status === undefined);
+    if (running && message.state !== 'idle') this.runningTurnId = running.turnId;
+  }
+
+  #addStoredTurn(stored: TranscriptTurn): void {
+    const tree = stored.tree ? TreeReducer.fromSnapshot(stored.tree) : new TreeReducer();
+    tree.resetText(stored.texts, 0);
+    const turn: TurnModel = {
+      turnId: stored.turnId,
+      userText: stored.userText,
+      tree,
+      status: stored.status ?? 'running',
+      budget: [],
+    };
+    if (stored.usage) turn.usage = stored.usage;
+    if (stored.cost !== undefined) turn.cost = stored.cost;
+    this.turns.set(turn.turnId, turn);
+    this.turnOrder.push(turn.turnId);
+  }
+
+  #clear(): void {
+    this.turns.clear();
+    this.turnOrder.length = 0;
+    this.approvals.clear();
+    this.plan = [];
+    this.runningTurnId = undefined;
+    this.state = 'idle';
+    this.notice = undefined;
+    this.#dirty = emptyDirty();
+    this.#dirty.all = true;
+  }
+
+  #turn(turnId: string): TurnModel {
+    let turn = this.turns.get(turnId);
+    if (!turn) {
+      turn = { turnId, userText: '', tree: new TreeReducer(), status: 'running', budget: [] };
+      this.turns.set(turnId, turn);
+      this.turnOrder.push(turnId);
+      this.#dirty.addedTurns.push(turnId);
+    }
+    return turn;
+  }
+
+  #nodeSet(map: Map<string, Set<string>>, turnId: string): Set<string> {
+    let set = map.get(turnId);
+    if (!set) {
+      set = new Set();
+      map.set(turnId, set);
+    }
+    return set;
+  }
+}

@@ -1,0 +1,121 @@
+/** Pure presentation rules of the chat view: labels, icons, numbers. */
+import type { BudgetExceededParams, ExecutionTreeNode, NodeStatus, PlanEntry } from '@arbor/protocol';
+import type { TurnStatus } from './chatModel.js';
+
+/** Codicon per node status; spinning ones are live. */
+export const STATUS_ICON: Record<NodeStatus, string> = {
+  pending: 'circle-large-outline',
+  awaiting_approval: 'shield',
+  running: 'loading',
+  done: 'pass',
+  error: 'error',
+  cancelled: 'circle-slash',
+  denied: 'circle-slash',
+  blocked: 'lock',
+};
+
+export const STATUS_LABEL: Record<NodeStatus, string> = {
+  pending: 'pending',
+  awaiting_approval: 'awaiting approval',
+  running: 'running',
+  done: 'done',
+  error: 'failed',
+  cancelled: 'cancelled',
+  denied: 'denied',
+  blocked: 'blocked by permission mode',
+};
+
+export const PLAN_ICON: Record<PlanEntry['status'], string> = {
+  pending: 'circle-large-outline',
+  in_progress: 'loading',
+  completed: 'pass-filled',
+  cancelled: 'circle-slash',
+};
+
+export const TURN_STATUS_LABEL: Record<TurnStatus, string> = {
+  running: 'Running',
+  complete: 'Done',
+  cancelled: 'Cancelled',
+  budget_exceeded: 'Stopped: budget exceeded',
+  max_iterations: 'Stopped: too many iterations',
+  error: 'Failed',
+  interrupted: 'Interrupted',
+};
+
+/** Subtasks show their title, tools their name (and title when it adds something). */
+export function nodeLabel(node: ExecutionTreeNode): string {
+  if (node.kind === 'subtask') return node.title ?? 'Subtask';
+  if (node.title && node.title !== node.name) return `${node.name}: ${node.title}`;
+  return node.name;
+}
+
+/** Cards at depth > 0 start collapsed; the user's choice wins afterwards. */
+export function expandedByDefault(node: ExecutionTreeNode): boolean {
+  return node.depth === 0;
+}
+
+export function isErrorNode(node: ExecutionTreeNode): boolean {
+  return node.status === 'error' || node.isError === true;
+}
+
+export function formatDuration(ms: number | undefined): string {
+  if (ms === undefined) return '';
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1000);
+  return `${minutes} min ${seconds} s`;
+}
+
+/** USD, with enough digits for the cents-and-below costs of single turns. */
+export function formatCost(cost: number | null | undefined): string {
+  if (cost === undefined) return '';
+  if (cost === null) return 'cost unknown';
+  if (cost === 0) return '$0.00';
+  if (cost < 0.01) return `$${cost.toFixed(4)}`;
+  return `$${cost.toFixed(2)}`;
+}
+
+export function formatTokens(usage: { inputTokens: number; outputTokens: number } | undefined): string {
+  if (!usage) return '';
+  return `${usage.inputTokens.toLocaleString('en-US')} in · ${usage.outputTokens.toLocaleString('en-US')} out`;
+}
+
+const BUDGET_NAMES: Record<BudgetExceededParams['kind'], string> = {
+  depth: 'subtask depth',
+  iterations: 'iterations per level',
+  parallel: 'parallel tool calls',
+  subtasks: 'subtasks',
+  llm_calls: 'model calls',
+  tool_calls: 'tool calls',
+  wall_clock_ms: 'time',
+  tool_result_bytes: 'tool result size',
+  history_tokens: 'history tokens',
+};
+
+export function budgetText(notice: BudgetExceededParams): string {
+  const name = BUDGET_NAMES[notice.kind];
+  const unit = notice.kind === 'wall_clock_ms' ? ' ms' : notice.kind === 'tool_result_bytes' ? ' bytes' : '';
+  return `Budget exceeded: ${name} — limit ${notice.limit}${unit}, observed ${notice.observed}${unit}.`;
+}
+
+const DECISION_LABEL = { allow: 'Allowed', allowForSession: 'Allowed for this session', deny: 'Denied' } as const;
+export function decisionLabel(decision: keyof typeof DECISION_LABEL): string {
+  return DECISION_LABEL[decision];
+}
+
+/** Write and edit approvals can show a diff; the host decides whether it can build one. */
+export function canShowDiff(category: string, name: string): boolean {
+  return category === 'write' || /edit|write|patch/i.test(name);
+}
+
+/** JSON for previews: stable, short. */
+export function previewJson(value: unknown, max = 2000): string {
+  let text: string;
+  try {
+    text = typeof value === 'string' ? value : JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

@@ -1,0 +1,66 @@
+/** One turn: the user's message, its cards, approvals without a card, the answer, budget and cost. */
+import type { ChatModel, TurnModel } from '../model/chatModel.js';
+import { TURN_STATUS_LABEL, budgetText, formatCost, formatTokens } from '../model/format.js';
+import { CardView } from './cardView.js';
+import { h, icon, setText } from './dom.js';
+import { renderMarkdown } from './markdown.js';
+
+export class TurnView {
+  readonly el: HTMLElement;
+  readonly cards = new Map<string, CardView>();
+  readonly activity: HTMLElement;
+  readonly approvals: HTMLElement;
+  readonly #user: HTMLElement;
+  readonly #answer: HTMLElement;
+  readonly #budget: HTMLElement;
+  readonly #footer: HTMLElement;
+  #renderedAnswer = '';
+
+  constructor(readonly turnId: string) {
+    this.#user = h('div', { className: 'user-message' });
+    this.activity = h('div', { className: 'activity', attrs: { role: 'list', 'aria-label': 'Tool calls' } });
+    this.approvals = h('div', { className: 'turn-approvals' });
+    this.#answer = h('div', { className: 'answer markdown' });
+    this.#budget = h('div', { className: 'budget-notices' });
+    this.#footer = h('div', { className: 'turn-footer' });
+    this.el = h(
+      'article',
+      { className: 'turn', attrs: { 'data-turn-id': turnId } },
+      this.#user,
+      this.activity,
+      this.approvals,
+      this.#answer,
+      this.#budget,
+      this.#footer,
+    );
+  }
+
+  updateMeta(turn: TurnModel): void {
+    setText(this.#user, turn.userText);
+    this.#user.hidden = turn.userText === '';
+    this.el.setAttribute('data-status', turn.status);
+    this.el.setAttribute('aria-busy', String(turn.status === 'running'));
+    // Budget notices are few and final: redraw them whole.
+    if (this.#budget.childElementCount !== turn.budget.length) {
+      this.#budget.replaceChildren(
+        ...turn.budget.map((notice) =>
+          h('div', { className: 'budget-notice', attrs: { role: 'alert' } }, icon('warning'), h('span', { text: budgetText(notice) })),
+        ),
+      );
+    }
+    const parts: string[] = [];
+    if (turn.status !== 'running') parts.push(TURN_STATUS_LABEL[turn.status]);
+    if (turn.error) parts.push(turn.error);
+    const tokens = formatTokens(turn.usage);
+    if (tokens) parts.push(tokens);
+    if (turn.cost !== undefined) parts.push(formatCost(turn.cost));
+    setText(this.#footer, parts.join(' · '));
+  }
+
+  updateAnswer(model: ChatModel, turn: TurnModel): void {
+    const text = model.answerOf(turn);
+    if (text === this.#renderedAnswer) return;
+    this.#renderedAnswer = text;
+    this.#answer.replaceChildren(text ? renderMarkdown(text) : '');
+  }
+}
