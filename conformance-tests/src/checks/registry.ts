@@ -126,6 +126,12 @@ export const CHECKS: readonly CheckDef[] = [
     '$/cancelRequest for an unknown id is ignored',
   ),
   d(
+    'daemon.jsonrpc.cancel-still-responds',
+    'MUST',
+    'lifecycle.md#lifecycle-cancel-still-responds',
+    'a request cancelled in flight still gets exactly one response: its result or -32800',
+  ),
+  d(
     'daemon.transport.max-size-advertised',
     'MUST',
     'transport.md#transport-max-size-advertised',
@@ -347,6 +353,13 @@ export const CHECKS: readonly CheckDef[] = [
     'daemon.testing.scriptedProvider',
   ),
   d(
+    'daemon.testing.set-budgets',
+    'CAPABILITY',
+    'appendix-scripted-provider.md#appendix-scripted-provider-set-budgets',
+    'setScript budgets replace the limit for the turns of that script (llm_calls 2 ends an endless turn)',
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
     'daemon.approvals.ask-controllers',
     'CAPABILITY',
     'approvals.md#approvals-ask-controllers',
@@ -393,6 +406,12 @@ export const CHECKS: readonly CheckDef[] = [
     'MUST',
     'lifecycle.md#lifecycle-send-initialized',
     'the client sends initialized after the initialize result',
+  ),
+  c(
+    'client.version.unsupported-stops',
+    'MUST',
+    'versioning.md#versioning-downgrade',
+    'given a protocolVersion it does not speak, the client sends nothing but shutdown/exit and leaves',
   ),
   c(
     'client.jsonrpc.unknown-request',
@@ -445,6 +464,20 @@ export const CHECKS: readonly CheckDef[] = [
     'MUST',
     'turns.md#turns-gap-reattach',
     'on a seq gap the client re-attaches with sinceSeq = last applied seq',
+  ),
+  c(
+    'client.events.duplicate-ignored',
+    'CAPABILITY',
+    'turns.md#turns-duplicate-ignored',
+    'an event whose seq is not above the last applied one is ignored',
+    'client.conformance',
+  ),
+  c(
+    'client.budget.not-turn-end',
+    'CAPABILITY',
+    'budgets.md#budgets-client-not-end',
+    'budget/exceeded (and cost/summary) do not end the turn; only session/state idle does',
+    'client.conformance',
   ),
   c(
     'client.driver.exit-on-close',

@@ -4,6 +4,7 @@
  * bad one attributed to whoever sent it), no method used without its
  * capability, one response per request, nothing but frames on a stdio stdout.
  */
+import { Methods } from '@arbor/protocol';
 import type { Readable, Writable } from 'node:stream';
 import type { Recorder } from '../checks/results.js';
 import type { Role } from '../checks/registry.js';
@@ -396,7 +397,7 @@ export class Connection {
   }
 
   private trackOutgoingCapabilities(message: JsonObject): void {
-    if (this.harnessRole === 'client' && message.method === 'initialize') {
+    if (this.harnessRole === 'client' && message.method === Methods.Initialize.method) {
       const params = (message.params ?? {}) as JsonObject;
       this.negotiated.client = (params.capabilities ?? {}) as JsonObject;
     }
@@ -407,13 +408,15 @@ export class Connection {
     ) {
       this.negotiated.daemon = ((message.result as JsonObject | null)?.capabilities ??
         {}) as JsonObject;
+      // From here on every message is subject to the capability rule.
+      this.exercised.add('capability-negotiated');
     }
   }
 
   private readonly initializeIds = new Set<string | number>();
 
   private trackIncomingCapabilities(message: JsonObject): void {
-    if (this.harnessRole === 'daemon' && message.method === 'initialize') {
+    if (this.harnessRole === 'daemon' && message.method === Methods.Initialize.method) {
       const params = (message.params ?? {}) as JsonObject;
       this.negotiated.client = (params.capabilities ?? {}) as JsonObject;
       this.initializeIds.add(message.id as string | number);
@@ -421,10 +424,12 @@ export class Connection {
     if (
       this.harnessRole === 'client' &&
       'result' in message &&
-      this.answeredMethodOf(message.id) === 'initialize'
+      this.answeredMethodOf(message.id) === Methods.Initialize.method
     ) {
       this.negotiated.daemon = ((message.result as JsonObject | null)?.capabilities ??
         {}) as JsonObject;
+      // From here on every message is subject to the capability rule.
+      this.exercised.add('capability-negotiated');
     }
   }
 

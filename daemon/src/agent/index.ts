@@ -4,6 +4,8 @@
  */
 import type { Provider } from '../providers/provider.js';
 import type { ProviderFactory } from '../providers/index.js';
+import type { ProvidersConfig } from '../providers/providerConfig.js';
+import { createProviderFactories } from '../providers/providerSettings.js';
 import { loadScriptFile } from '../providers/scripted.js';
 import type { Tool } from '../tools/tool.js';
 import type { BudgetLimits } from './budgetLimits.js';
@@ -25,8 +27,10 @@ export interface AgentOptions {
   gate?: ToolGate;
   /** One provider for every turn, ignoring model strings and scripts (tests, benchmarks). */
   provider?: Provider;
-  /** Real providers by provider id (`openai`, `anthropic`, `local`). */
+  /** Real providers by provider id (`openai`, `anthropic`, `local`); default: the SDK-backed ones. */
   providerFactories?: Partial<Record<string, ProviderFactory>>;
+  /** Keys, base URLs and per-model overrides of the default factories (config `providers`). */
+  providers?: ProvidersConfig;
   /** Prices per call; default: unknown (cost null). */
   pricing?: Pricing;
   /** Text coalescing frame for chat/chunk, ms (default CHUNK_COALESCE_MS). */
@@ -43,7 +47,9 @@ export function createTurnRunner(options: AgentOptions): TurnRunner {
     tools: options.tools ?? [],
     gate: options.gate ?? ALLOW_ALL_TOOLS,
     provider: options.provider,
-    providerFactories: options.providerFactories ?? {},
+    providerFactories:
+      options.providerFactories ??
+      createProviderFactories({ settings: options.providers, log: options.log }),
     pricing: options.pricing,
     chunkCoalesceMs: options.chunkCoalesceMs,
   });

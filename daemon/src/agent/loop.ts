@@ -10,6 +10,7 @@ import type { ValidateFunction } from 'ajv';
 import { z } from 'zod';
 import {
   ProviderError,
+  type NativeMessage,
   type ProviderMessage,
   type ProviderToolCall,
   type ToolDefinition,
@@ -62,6 +63,8 @@ export type LoopOutcome =
 interface ModelReply {
   text: string;
   toolCalls: ProviderToolCall[];
+  /** The provider's own form of the message (e.g. thinking blocks), kept verbatim in history. */
+  native?: NativeMessage;
 }
 
 /** One tool call of a model turn, with its tree node. */
@@ -124,6 +127,7 @@ export class AgentLoop {
         role: 'assistant',
         content: reply.text,
         ...(calls.length > 0 ? { toolCalls: calls } : {}),
+        ...(reply.native ? { native: reply.native } : {}),
       });
 
       if (calls.length === 0) {
@@ -221,6 +225,8 @@ export class AgentLoop {
           reply.toolCalls.push(event.call);
         } else if (event.type === 'usage') {
           usage = addUsage(usage, event.usage);
+        } else if (event.type === 'native') {
+          reply.native = event.native;
         }
       }
     } catch (error) {

@@ -8,6 +8,7 @@ const USAGE = `Usage: arbor <command> [options]
 
 Commands:
   daemon        Run the agent daemon (arbor daemon --help)
+  chat          Chat in the terminal: one message or a prompt (arbor chat --help)
 
 Options:
   --version     Print the daemon and protocol versions
@@ -32,6 +33,10 @@ export async function main(argv: string[]): Promise<number> {
     case 'daemon': {
       const { daemonCommand } = await import('./daemonCommand.js');
       return daemonCommand(rest);
+    }
+    case 'chat': {
+      const { chatCommand } = await import('./chat/chatCommand.js');
+      return chatCommand(rest);
     }
     default:
       process.stderr.write(`arbor: unknown command ${command}\n\n${USAGE}`);

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { BudgetOverrides } from '../agent/budgetLimits.js';
 import { LOG_LEVELS } from '../logging/logger.js';
+import { ProvidersConfig } from '../providers/providerConfig.js';
 
 /** Default largest frame body, in bytes (8 MiB), as the spec gives it. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -34,6 +35,9 @@ export const ConfigFile = z
       .min(1)
       .optional()
       .describe('Default model (provider:model) for sessions that name none'),
+    providers: ProvidersConfig.optional().describe(
+      'openai / anthropic / local: keys, base URLs, retries, per-model capability overrides',
+    ),
     provider: z.enum(['scripted']).optional().describe('Force the deterministic scripted provider'),
     script: z.string().min(1).optional().describe('Script file of the scripted provider'),
     budgets: BudgetOverrides.optional(),

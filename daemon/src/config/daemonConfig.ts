@@ -25,6 +25,8 @@ export interface DaemonConfig {
   budgets: BudgetLimits;
   approvalTimeoutMs: number;
   alwaysAsk: string[];
+  /** Provider keys, base URLs and per-model overrides (config file only: keys stay out of argv). */
+  providers: ConfigFile['providers'];
 }
 
 /** Thrown for any configuration problem; the CLI prints the message and exits 2. */
@@ -99,6 +101,7 @@ export function resolveConfig(
     budgets: budgets.data,
     approvalTimeoutMs: file.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
     alwaysAsk: file.alwaysAsk ?? [],
+    providers: file.providers,
   };
 }
 

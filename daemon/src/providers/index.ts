@@ -1,6 +1,7 @@
 /**
  * Provider resolution: a model string (or the daemon's scripted provider) to a
- * Provider. Real providers (openai, anthropic, local) plug in here.
+ * Provider. Real providers (openai, anthropic, local) plug in here through
+ * factories (providerSettings.ts); their SDKs load on the first model call.
  */
 import type { Script } from '@arbor/protocol';
 import { parseModelRef, type ModelRef } from './modelRef.js';
@@ -10,6 +11,10 @@ import { SCRIPTED_MODEL, ScriptedProvider } from './scripted.js';
 export * from './provider.js';
 export * from './modelRef.js';
 export * from './scripted.js';
+export { createProviderFactories, type ProviderEnvironment } from './providerSettings.js';
+export { ProvidersConfig, ProviderConfig, ModelOverride } from './providerConfig.js';
+export { costOf, priceOf, PRICES } from './pricing.js';
+export { modelProfile } from './modelCapabilities.js';
 
 /** Builds a provider for a parsed model string; absent: that provider is not available. */
 export type ProviderFactory = (ref: ModelRef) => Provider;

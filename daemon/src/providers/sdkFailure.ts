@@ -106,7 +106,10 @@ export function classifySdkError(
       case status === 429:
         return withWait({ retryable: true, message: `${who}: rate limited (429): ${detail}` });
       case status === 408 || status === 409 || (status !== undefined && status >= 500):
-        return withWait({ retryable: true, message: `${who}: server error (${status}): ${detail}` });
+        return withWait({
+          retryable: true,
+          message: `${who}: server error (${status}): ${detail}`,
+        });
       case status !== undefined:
         return { retryable: false, message: `${who}: request rejected (${status}): ${detail}` };
       default: {

@@ -6,12 +6,18 @@
 import type { Readable, Writable } from 'node:stream';
 import {
   Methods,
+  type ApprovalRequestParams,
   type ClientCapabilities,
+  type ClientToolDeclaration,
+  type InitializeParams,
   type InitializeResult,
+  type RequestDescriptor,
+  type ToolExecuteParams,
   ArborErrorCodes,
   JsonRpcErrorCodes,
 } from '@arbor/protocol';
 import {
+  CancellationTokenSource,
   LogTraceNotification,
   ResponseError,
   SetTraceNotification,
@@ -22,7 +28,8 @@ import {
   type MessageConnection,
   StreamMessageWriter,
 } from 'vscode-jsonrpc/node';
-import { RpcError } from '../rpcError.js';
+import { RpcError, rpcErrors } from '../rpcError.js';
+import type { ClientPeer } from '../session/clientPeer.js';
 import type { EventSubscriber, SessionEvent } from '../session/eventBus.js';
 import { daemonCapabilities, type DaemonContext } from './daemonContext.js';
 import { HardenedMessageReader } from './hardenedMessageReader.js';
@@ -61,12 +68,13 @@ export interface ClientConnectionOptions {
   onClosed(info: ClosedInfo): void;
 }
 
-export class ClientConnection implements EventSubscriber {
+export class ClientConnection implements EventSubscriber, ClientPeer {
   readonly clientId: string;
   private readonly lifecycle = new ConnectionLifecycle();
   private readonly writer: ObservedWriter;
   private readonly connection: MessageConnection;
   private clientCapabilities: ClientCapabilities = {};
+  private declared: readonly ClientToolDeclaration[] = [];
   private exitRequested = false;
   private readonly reader: HardenedMessageReader;
   private responsesWritten = 0;
@@ -101,6 +109,43 @@ export class ClientConnection implements EventSubscriber {
 
   get capabilities(): ClientCapabilities {
     return this.clientCapabilities;
+  }
+
+  /** The client tools manifest of `initialize` (kept only when both sides advertise clientTools). */
+  get declaredTools(): readonly ClientToolDeclaration[] {
+    return this.declared;
+  }
+
+  get isClosed(): boolean {
+    return this.lifecycle.state === 'closed';
+  }
+
+  requestApproval(params: ApprovalRequestParams, cancel: AbortSignal): Promise<unknown> {
+    return this.sendRequest(Methods.ApprovalRequest, params, cancel);
+  }
+
+  executeTool(params: ToolExecuteParams, cancel: AbortSignal): Promise<unknown> {
+    return this.sendRequest(Methods.ToolExecute, params, cancel);
+  }
+
+  /**
+   * A daemon-to-client request. Rejects on an error response and when the
+   * connection closes; aborting `cancel` sends `$/cancelRequest`.
+   */
+  private sendRequest(descriptor: RequestDescriptor, params: unknown, cancel: AbortSignal): Promise<unknown> {
+    if (this.lifecycle.state !== 'initialized') {
+      return Promise.reject(new Error(`${this.clientId} is not connected`));
+    }
+    const source = new CancellationTokenSource();
+    const onAbort = (): void => source.cancel();
+    if (cancel.aborted) onAbort();
+    else cancel.addEventListener('abort', onAbort, { once: true });
+    return this.connection
+      .sendRequest(descriptor.method, params, source.token)
+      .finally(() => {
+        cancel.removeEventListener('abort', onAbort);
+        source.dispose();
+      });
   }
 
   start(): void {
@@ -158,6 +203,7 @@ export class ClientConnection implements EventSubscriber {
     const params = parseParams(Methods.Initialize, rawParams);
     checkToken(this.options.requiredToken, params);
     const protocolVersion = negotiateVersion(params);
+    this.declared = acceptedTools(params, this.options.context);
     this.clientCapabilities = params.capabilities;
     this.lifecycle.initialized();
     const { context } = this.options;
@@ -300,4 +346,21 @@ function toResponseError(
     JsonRpcErrorCodes.InternalError,
     `internal error while handling ${method}`,
   );
+}
+
+/**
+ * client-tools.md#declaration: names must be unique (else -32602); tools are
+ * kept only when the client advertised clientTools and the daemon does too.
+ */
+function acceptedTools(params: InitializeParams, context: DaemonContext): ClientToolDeclaration[] {
+  const tools = params.tools ?? [];
+  const names = new Set<string>();
+  for (const tool of tools) {
+    if (names.has(tool.name))
+      throw rpcErrors.invalidParams(`client tool names must be unique: "${tool.name}" is declared twice`);
+    names.add(tool.name);
+  }
+  if (params.capabilities.clientTools === undefined) return [];
+  if (daemonCapabilities(context).clientTools === undefined) return [];
+  return tools;
 }

@@ -24,6 +24,8 @@ export function daemonCapabilities(context: DaemonContext): DaemonCapabilities {
     sessions: { persistence: true },
     attach: { replay: true, replayRetention: context.replayRetention },
     permissionModes: ['plan', 'default', 'auto'],
+    clientTools: {},
+    plan: {},
     maxMessageBytes: context.maxMessageBytes,
     ...(context.testing && { testing: { scriptedProvider: {} } }),
   };

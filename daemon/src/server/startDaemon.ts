@@ -4,7 +4,9 @@
  */
 import { PROTOCOL_PACKAGE_VERSION } from '@arbor/protocol';
 import type { TurnRunner } from '../agent/turnRunner.js';
-import type { DaemonConfig } from '../config/daemonConfig.js';
+import { ConfigError, type DaemonConfig } from '../config/daemonConfig.js';
+import type { TurnToolsProvider, TurnToolsRequest } from '../tools/toolset.js';
+import { DAEMON_TOOL_NAMES } from '../tools/toolNames.js';
 import type { Logger } from '../logging/logger.js';
 import { SessionManager } from '../session/sessionManager.js';
 import type { Store } from '../store/index.js';
@@ -31,13 +33,22 @@ export async function createDaemonContext(
   options: DaemonOptions,
 ): Promise<{ context: DaemonContext; store: Store }> {
   const { config, log } = options;
+  const unknown = config.alwaysAsk.filter((name) => !DAEMON_TOOL_NAMES.includes(name));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `alwaysAsk names unknown tools: ${unknown.join(', ')} (known: ${DAEMON_TOOL_NAMES.join(', ')})`,
+    );
+  }
   // SQLite loads here, for `arbor daemon` only: --version and --help never touch it.
   const { openStore, EVENT_RETENTION } = await import('../store/index.js');
   const store = openStore(config.dataDir);
   try {
+    const agent = lazyAgent(options);
     const sessions = new SessionManager({
       store,
-      turnRunner: lazyTurnRunner(options),
+      turnRunner: agent.turnRunner,
+      toolsets: agent.toolsets,
+      approvalTimeoutMs: config.approvalTimeoutMs,
       log,
       maxHistoryTokens: config.budgets.maxHistoryTokens,
     });
@@ -66,24 +77,48 @@ export async function createDaemonContext(
  * not at startup: cold start stays fast, and a broken agent fails one turn
  * with a clear error instead of the whole daemon.
  */
-function lazyTurnRunner({ config, log }: DaemonOptions): () => Promise<TurnRunner> {
+function lazyAgent({ config, log }: DaemonOptions): {
+  turnRunner: () => Promise<TurnRunner>;
+  toolsets: TurnToolsProvider;
+} {
   let pending: Promise<TurnRunner> | undefined;
-  return () => {
-    pending ??= import('../agent/index.js')
-      .then((agent) =>
-        agent.createTurnRunner({
+  // Loaded with the agent; a session asks for tools only after its runner is loaded.
+  let loaded: TurnToolsProvider | undefined;
+  const toolsets: TurnToolsProvider = {
+    forTurn: (request: TurnToolsRequest) => {
+      if (loaded === undefined) throw new Error('the workspace tools are not loaded yet');
+      return loaded.forTurn(request);
+    },
+    release: (sessionId) => loaded?.release(sessionId),
+  };
+  const turnRunner = (): Promise<TurnRunner> => {
+    pending ??= Promise.all([
+      import('../agent/index.js'),
+      import('../permissions/permissionGate.js'),
+      import('../tools/toolset.js'),
+    ])
+      .then(([agent, permissions, tools]) => {
+        loaded ??= new tools.SessionToolsets({
+          log: (message) => log.info(`tools: ${message}`),
+        });
+        return agent.createTurnRunner({
           budgets: config.budgets,
           defaultModel: config.model,
           scriptPath: config.script,
           log: (level, message) => log.log(level, `agent: ${message}`),
-        }),
-      )
+          gate: permissions.createPermissionGate({
+            alwaysAsk: config.alwaysAsk,
+            dataDir: config.dataDir,
+          }),
+        });
+      })
       .catch((error: unknown) => {
         pending = undefined; // retry on the next turn
         throw error;
       });
     return pending;
   };
+  return { turnRunner, toolsets };
 }
 
 export async function runDaemon(options: DaemonOptions & { stdio: boolean }): Promise<void> {

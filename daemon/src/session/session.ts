@@ -33,6 +33,11 @@ import type { Logger } from '../logging/logger.js';
 import { rpcErrors } from '../rpcError.js';
 import type { Store } from '../store/index.js';
 import { EventBus, type EventSubscriber, type ReplayKind } from './eventBus.js';
+import { ApprovalBroker } from '../permissions/approvalBroker.js';
+import { SessionGrants } from '../permissions/grants.js';
+import type { TurnToolsProvider } from '../tools/toolset.js';
+import { asClientPeer, type ClientPeer } from './clientPeer.js';
+import type { ApprovalRequestParams } from '@arbor/protocol';
 
 export interface SessionDeps {
   store: Store;
@@ -40,18 +45,28 @@ export interface SessionDeps {
   log: Logger;
   /** Token budget of the history a turn gets from the store (the budgets' maxHistoryTokens). */
   maxHistoryTokens: number;
+  /** Composes each turn's workspace and client tools; absent: the agent's own tools only. */
+  toolsets?: TurnToolsProvider;
+  /** How long an approval waits for an answer (default 600000 ms). */
+  approvalTimeoutMs?: number;
 }
 
 interface RunningTurn {
   turnId: string;
   abort: AbortController;
+  /** The client that sent chat/send: it runs the turn's client tools. */
+  senderId: string;
 }
 
 export interface AttachOutcome {
   role: AttachRole;
   lastSeq: number;
   replay: ReplayKind;
-  snapshot?: { tree?: ExecutionTreeSnapshot; turnId?: string; pendingApprovals: [] };
+  snapshot?: {
+    tree?: ExecutionTreeSnapshot;
+    turnId?: string;
+    pendingApprovals: ApprovalRequestParams[];
+  };
   /** Call once the attach response is on its way: replayed events follow it. */
   release(): void;
 }
@@ -68,6 +83,12 @@ export class Session {
   /** Nodes of the running turn, folded from tree/update, for attach snapshots. */
   private liveTree = new Map<string, ExecutionTreeNode>();
   private disposed = false;
+  /** Allow-for-session grants; every loop of every later turn reads them. */
+  readonly grants = new SessionGrants();
+  /** Asks this session's controllers about tool calls (approvals.md#approval-lifecycle). */
+  readonly approvals: ApprovalBroker;
+  /** Attached connections that can be asked or run client tools, by clientId. */
+  private readonly peers = new Map<string, ClientPeer>();
 
   /** `stored`: the session as the store returned it (created, or from an earlier daemon run). */
   constructor(
@@ -77,6 +98,26 @@ export class Session {
     // No turn of this process runs yet; the store's own 'running' never outlives a process.
     this.info = { ...stored, state: 'idle' };
     this.bus = new EventBus(stored.sessionId, deps.store);
+    this.approvals = new ApprovalBroker({
+      controllers: () =>
+        [...this.peers.values()].filter(
+          (peer) =>
+            this.roles.get(peer.clientId) === 'controller' &&
+            peer.capabilities.approvals !== undefined &&
+            !peer.isClosed,
+        ),
+      isController: (clientId) => this.roles.get(clientId) === 'controller',
+      emit: (descriptor, params) => this.emit(descriptor, params),
+      record: (entry) => {
+        try {
+          this.deps.store.recordApproval(entry);
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          this.deps.log.warn(`session ${this.id}: approval not logged: ${reason}`);
+        }
+      },
+      timeoutMs: deps.approvalTimeoutMs ?? 600_000,
+    });
   }
 
   get id(): string {
@@ -101,12 +142,21 @@ export class Session {
     sinceSeq: number | undefined,
   ): AttachOutcome {
     this.roles.set(subscriber.clientId, role);
+    const peer = asClientPeer(subscriber);
+    if (peer) this.peers.set(peer.clientId, peer);
+    // A controller that re-attaches as observer keeps no say in pending approvals.
+    if (role !== 'controller') this.approvals.controllerLeft({ clientId: subscriber.clientId, isClosed: false });
     const subscription = this.bus.subscribe(subscriber, sinceSeq);
     const outcome: AttachOutcome = {
       role,
       lastSeq: subscription.lastSeq,
       replay: subscription.replay,
-      release: subscription.release,
+      release: () => {
+        subscription.release();
+        // After the attach response and the replay: pending approvals again (approvals.md#approval-resend).
+        if (peer && role === 'controller' && peer.capabilities.approvals !== undefined && this.roles.get(peer.clientId) === 'controller')
+          this.approvals.controllerAttached(peer);
+      },
     };
     if (subscription.replay === 'snapshot') {
       outcome.snapshot = {
@@ -114,7 +164,7 @@ export class Session {
           turnId: this.running.turnId,
           tree: { version: 1, nodes: [...this.liveTree.values()] },
         }),
-        pendingApprovals: [],
+        pendingApprovals: this.approvals.pending(),
       };
     }
     return outcome;
@@ -123,7 +173,11 @@ export class Session {
   /** false when the client was not attached. */
   detach(clientId: string): boolean {
     this.bus.unsubscribe(clientId);
-    return this.roles.delete(clientId);
+    const peer = this.peers.get(clientId);
+    this.peers.delete(clientId);
+    const wasAttached = this.roles.delete(clientId);
+    this.approvals.controllerLeft({ clientId, isClosed: peer?.isClosed ?? false });
+    return wasAttached;
   }
 
   setPermissionMode(clientId: string, mode: PermissionMode): PermissionMode {
@@ -133,6 +187,8 @@ export class Session {
     }
     // Broadcast even when unchanged: every client learns the confirmed mode.
     this.emit(Methods.SessionUpdate, { permissionMode: mode });
+    // Pending approvals that the new mode decides are released (approvals.md#mode-switch).
+    this.approvals.modeChanged(mode);
     return mode;
   }
 
@@ -151,7 +207,7 @@ export class Session {
     // crash cannot lose what the user typed (the turn comes back as interrupted).
     store.appendUserMessage(this.id, turnId, text);
     this.refresh(store.getSession(this.id));
-    const running: RunningTurn = { turnId, abort: new AbortController() };
+    const running: RunningTurn = { turnId, abort: new AbortController(), senderId: clientId };
     this.running = running;
     this.info.state = 'running';
     this.liveTree = new Map();
@@ -185,6 +241,7 @@ export class Session {
   dispose(): void {
     this.disposed = true;
     this.running?.abort.abort();
+    this.deps.toolsets?.release(this.id);
     for (const clientId of [...this.roles.keys()]) this.detach(clientId);
   }
 
@@ -258,6 +315,15 @@ export class Session {
         script: this.script,
         permissionMode: () => this.info.permissionMode,
         history,
+        ...(this.deps.toolsets && {
+          tools: this.deps.toolsets.forTurn({
+            sessionId: this.id,
+            workspaceRoot: this.info.workspaceRoot,
+            chatContext: this.info.chatContext,
+            sender: this.peers.get(running.senderId),
+          }),
+        }),
+        approvals: { grants: this.grants, broker: this.approvals },
         events: sink,
         signal: abort.signal,
       });

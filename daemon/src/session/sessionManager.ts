@@ -23,6 +23,8 @@ export class SessionManager {
   private readonly live = new Map<string, Session>();
   /** Script set by `_arbor/testing/setScript` without a sessionId. */
   defaultScript: Script | undefined;
+  private lastIdTime = 0;
+  private idCounter = 0;
 
   constructor(private readonly deps: SessionDeps) {}
 
@@ -46,7 +48,7 @@ export class SessionManager {
     const stored = this.deps.store.createSession({
       ...params,
       workspaceRoot,
-      sessionId: `ses_${randomUUID()}`,
+      sessionId: this.newSessionId(),
     });
     const session = new Session(stored, this.deps);
     session.script = this.defaultScript;
@@ -100,6 +102,19 @@ export class SessionManager {
   /** A disconnected client leaves every session; sessions and turns go on. */
   detachClient(clientId: string): void {
     for (const session of this.live.values()) session.detach(clientId);
+  }
+
+  /**
+   * Ids that sort in creation order: session/list orders by updatedAt, then by
+   * id, so sessions created within one millisecond still list newest first.
+   */
+  private newSessionId(): string {
+    const now = Math.max(Date.now(), this.lastIdTime);
+    this.idCounter = now === this.lastIdTime ? this.idCounter + 1 : 0;
+    this.lastIdTime = now;
+    const time = now.toString(16).padStart(12, '0');
+    const counter = this.idCounter.toString(16).padStart(4, '0');
+    return `ses_${time}${counter}_${randomUUID()}`;
   }
 
   /** `requires_action` and this process's running turns are known only here, not in the store. */

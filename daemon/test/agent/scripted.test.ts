@@ -193,6 +193,8 @@ describe('scripted provider', () => {
       defaultModel: undefined,
       scriptPath: undefined,
       log: () => undefined,
+      // No factories: the build's real providers are left out to test resolution alone.
+      providerFactories: {},
     });
     const turn = (model: string | undefined, turnScript: Script | undefined) =>
       runner.run({

@@ -63,14 +63,12 @@ describe('persistence: concurrent sessions', function () {
     }
     // Every replayed event came back exactly as first sent, session by session.
     const sent = first.events();
-    await second.waitForEvent('session/state', (p) => {
-      const last = sent.at(-1)!['params'] as Json;
-      return p['sessionId'] === last['sessionId'] && p['seq'] === last['seq'];
-    });
+    await second.client.received.waitFor(() => second.events().length >= sent.length);
     const bySession = (events: Json[]) =>
       [...events].sort((a, b) => {
         const [pa, pb] = [a['params'] as Json, b['params'] as Json];
-        const order = ids.indexOf(pa['sessionId'] as string) - ids.indexOf(pb['sessionId'] as string);
+        const order =
+          ids.indexOf(pa['sessionId'] as string) - ids.indexOf(pb['sessionId'] as string);
         return order !== 0 ? order : (pa['seq'] as number) - (pb['seq'] as number);
       });
     assert.deepEqual(bySession(second.events()), bySession(sent));

@@ -47,7 +47,11 @@ async function killMidTurn(daemon: RunningDaemon, round: number): Promise<Killed
 }
 
 /** What the restarted daemon must show for a turn killed in the previous run. */
-async function checkKilledTurn(daemon: RunningDaemon, killed: Killed, where: string): Promise<void> {
+async function checkKilledTurn(
+  daemon: RunningDaemon,
+  killed: Killed,
+  where: string,
+): Promise<void> {
   const loaded = await daemon.result('session/load', { sessionId: killed.sessionId });
   const messages = loaded['messages'] as Json[];
   assert.deepEqual(
@@ -62,7 +66,11 @@ async function checkKilledTurn(daemon: RunningDaemon, killed: Killed, where: str
     assert.equal(messages[1]!['content'], 'quick answer');
     assert.ok(messages[1]!['tree'], `${where}: a committed answer has its tree`);
   } else {
-    assert.equal(status, 'interrupted', `${where}: the killed turn is marked interrupted`);
+    assert.equal(
+      status,
+      'interrupted',
+      `${where}: the killed turn is marked interrupted; got ${JSON.stringify(messages)}`,
+    );
     assert.equal(messages.length, 1, `${where}: nothing half-committed`);
   }
   assert.equal((loaded['session'] as Json)['state'], 'idle');

@@ -60,7 +60,11 @@ describe('persistence: restart', function () {
     const [info] = listed['sessions'] as Json[];
     assert.equal((listed['sessions'] as Json[]).length, 1);
     assert.equal(info!['sessionId'], sessionId);
-    assert.equal(info!['title'], 'plan my trip to Lisbon', 'the title is the first line of the first message');
+    assert.equal(
+      info!['title'],
+      'plan my trip to Lisbon',
+      'the title is the first line of the first message',
+    );
     assert.equal(info!['permissionMode'], 'auto', 'the permission mode was persisted');
     assert.equal(info!['state'], 'idle');
     assert.equal(info!['workspaceRoot'], workspaceRoot);
@@ -94,7 +98,9 @@ describe('persistence: restart', function () {
   it('seq continues after a restart; attach with sinceSeq replays events of the earlier run, then new ones', async () => {
     const dataDir = scratchDir();
     const first = await startDaemon(dataDir);
-    const { sessionId } = await first.result('session/new', { workspaceRoot: scratchDir('arbor-ws-') });
+    const { sessionId } = await first.result('session/new', {
+      workspaceRoot: scratchDir('arbor-ws-'),
+    });
     await runTurn(first, sessionId, 'hello');
     const before = first.events().filter((e) => (e['params'] as Json)['sessionId'] === sessionId);
     const seqs = before.map((e) => (e['params'] as Json)['seq']);

@@ -14,7 +14,11 @@ const NOBODY = 65534;
 const asRoot = process.getuid?.() === 0;
 
 /** Runs `arbor daemon --stdio` on `dataDir` as a user without privileges (root ignores file modes). */
-function startAsUnprivileged(dataDir: string): { status: number | null; stderr: string; stdout: string } {
+function startAsUnprivileged(dataDir: string): {
+  status: number | null;
+  stderr: string;
+  stdout: string;
+} {
   const run = spawnSync(process.execPath, [ARBOR_BIN, 'daemon', '--stdio', '--data-dir', dataDir], {
     encoding: 'utf8',
     input: '',
@@ -63,12 +67,19 @@ describe('persistence: startup errors', function () {
 
   it('a file that is not a database: exit 2 and a message naming it', () => {
     const dataDir = scratchDir();
-    writeFileSync(databaseFile(dataDir), 'these are not the sessions you are looking for'.repeat(100));
-    const run = spawnSync(process.execPath, [ARBOR_BIN, 'daemon', '--stdio', '--data-dir', dataDir], {
-      encoding: 'utf8',
-      input: '',
-      timeout: 15_000,
-    });
+    writeFileSync(
+      databaseFile(dataDir),
+      'these are not the sessions you are looking for'.repeat(100),
+    );
+    const run = spawnSync(
+      process.execPath,
+      [ARBOR_BIN, 'daemon', '--stdio', '--data-dir', dataDir],
+      {
+        encoding: 'utf8',
+        input: '',
+        timeout: 15_000,
+      },
+    );
     assert.equal(run.status, 2, run.stderr);
     assert.ok(run.stderr.includes(databaseFile(dataDir)), run.stderr);
     assert.match(run.stderr, /cannot be used/);

@@ -3,22 +3,22 @@
  * active (raw HTML from the model never runs), then code blocks get a copy
  * button. The result is a fragment the caller swaps in.
  */
-import DOMPurify from 'dompurify';
+import DOMPurify, { type Config } from 'dompurify';
 import { Marked } from 'marked';
 import { h, icon } from './dom.js';
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 
-const PURIFY_CONFIG = {
+const PURIFY_CONFIG: Config & { RETURN_DOM_FRAGMENT: true } = {
   // No inline styles (the CSP forbids them anyway), no forms, no media that could load remotely.
   FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'img', 'video', 'audio', 'iframe'],
   FORBID_ATTR: ['style', 'srcset'],
   RETURN_DOM_FRAGMENT: true,
-} as const;
+};
 
 export function renderMarkdown(text: string): DocumentFragment {
   const html = marked.parse(text) as string;
-  const fragment = DOMPurify.sanitize(html, PURIFY_CONFIG) as unknown as DocumentFragment;
+  const fragment = DOMPurify.sanitize(html, PURIFY_CONFIG);
   for (const pre of Array.from(fragment.querySelectorAll('pre'))) {
     const code = pre.querySelector('code');
     const language = /language-([\w+-]+)/.exec(code?.className ?? '')?.[1];

@@ -3,6 +3,7 @@
  * client under test with the conformance driver environment, and serves the
  * first connection the client makes (directly, or through the stdio bridge).
  */
+import { Methods } from '@arbor/protocol';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -171,7 +172,7 @@ export async function makeClientContext(
         capabilities: daemonCapabilities,
         clientId: `conformance-client`,
       }));
-      conn.handle('session/attach', (params) => {
+      conn.handle(Methods.SessionAttach.method, (params) => {
         const p = params as JsonObject;
         return {
           session: sessionInfo(),
@@ -181,12 +182,12 @@ export async function makeClientContext(
         };
       });
       const init = await conn.waitFor(
-        (m) => m.kind === 'notification' && (m.message as JsonObject).method === 'initialized',
+        (m) => m.kind === 'notification' && (m.message as JsonObject).method === Methods.Initialized.method,
         timeouts.requestMs,
       );
       if (!init) throw new Abort('the client did not complete initialize / initialized');
       const attach = await conn.waitFor(
-        (m) => m.kind === 'request' && (m.message as JsonObject).method === 'session/attach',
+        (m) => m.kind === 'request' && (m.message as JsonObject).method === Methods.SessionAttach.method,
         timeouts.requestMs,
       );
       if (!attach)

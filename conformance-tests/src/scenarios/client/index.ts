@@ -4,16 +4,19 @@ import type { ClientContext } from './context.js';
 import {
   approval,
   approvalCancel,
+  budget,
   initialize,
   malformed,
   seqGap,
   tree,
   unknownMessages,
   unknownOutcome,
+  versionUnsupported,
 } from './scenarios.js';
 
 export const CLIENT_SCENARIOS: readonly Scenario<ClientContext>[] = [
   initialize,
+  versionUnsupported,
   unknownMessages,
   malformed,
   approval,
@@ -21,4 +24,5 @@ export const CLIENT_SCENARIOS: readonly Scenario<ClientContext>[] = [
   unknownOutcome,
   tree,
   seqGap,
+  budget,
 ];

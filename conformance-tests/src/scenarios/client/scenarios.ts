@@ -1,4 +1,5 @@
 /** Client scenarios: the suite plays the daemon (see README, "conformance driver"). */
+import { Methods } from '@arbor/protocol';
 import type {
   Connection,
   Incoming,
@@ -49,7 +50,7 @@ export const initialize: Scenario<ClientContext> = {
     if (
       !r.expect(
         'client.lifecycle.initialize-first',
-        first?.kind === 'request' && msg?.method === 'initialize',
+        first?.kind === 'request' && msg?.method === Methods.Initialize.method,
         `the first message was ${JSON.stringify(msg)?.slice(0, 200) ?? 'never sent'}`,
       )
     )
@@ -61,7 +62,7 @@ export const initialize: Scenario<ClientContext> = {
       `initialize carried protocolVersion ${JSON.stringify(version)}, expected ${ctx.protocolVersion}`,
     );
     const initialized = await conn.waitFor(
-      (m) => m.kind === 'notification' && (m.message as JsonObject).method === 'initialized',
+      (m) => m.kind === 'notification' && (m.message as JsonObject).method === Methods.Initialized.method,
       timeouts.requestMs,
     );
     r.expect(
@@ -152,14 +153,14 @@ function startTurnWithToolAwaitingApproval(
   conn: Connection,
   toolCallId: string,
 ): void {
-  ctx.emit(conn, 'session/state', { state: 'running', turnId: 'turn-1' });
-  ctx.emit(conn, 'tree/update', {
+  ctx.emit(conn, Methods.SessionState.method, { state: 'running', turnId: 'turn-1' });
+  ctx.emit(conn, Methods.TreeUpdate.method, {
     turnId: 'turn-1',
     nodes: [
       { id: 'turn-node', parentId: null, kind: 'turn', name: 'turn', status: 'running', depth: 0 },
     ],
   });
-  ctx.emit(conn, 'tree/update', {
+  ctx.emit(conn, Methods.TreeUpdate.method, {
     turnId: 'turn-1',
     nodes: [
       {
@@ -172,7 +173,7 @@ function startTurnWithToolAwaitingApproval(
       },
     ],
   });
-  ctx.emit(conn, 'session/state', { state: 'requires_action', turnId: 'turn-1' });
+  ctx.emit(conn, Methods.SessionState.method, { state: 'requires_action', turnId: 'turn-1' });
 }
 
 export const approval: Scenario<ClientContext> = {
@@ -184,7 +185,7 @@ export const approval: Scenario<ClientContext> = {
     const conn = await ready(ctx);
     requireClientCapability(conn, 'client.approvals');
     startTurnWithToolAwaitingApproval(ctx, conn, 'call-1');
-    const answer = await conn.request('tool/approvalRequest', approvalParams(ctx, 'call-1'), {
+    const answer = await conn.request(Methods.ApprovalRequest.method, approvalParams(ctx, 'call-1'), {
       noResponseCheck: 'client.approvals.valid-decision',
     });
     if (!answer) return;
@@ -206,7 +207,7 @@ export const approvalCancel: Scenario<ClientContext> = {
     const conn = await ready(ctx);
     requireClientCapability(conn, 'client.approvals');
     startTurnWithToolAwaitingApproval(ctx, conn, 'call-2');
-    const pending = conn.request('tool/approvalRequest', approvalParams(ctx, 'call-2'), {
+    const pending = conn.request(Methods.ApprovalRequest.method, approvalParams(ctx, 'call-2'), {
       id: 'approval-2',
       noResponseCheck: 'client.approvals.cancelled',
     });
@@ -228,7 +229,7 @@ async function clientState(
   check: string,
 ): Promise<JsonObject | undefined> {
   const answer = await conn.request(
-    '_arbor/conformance/state',
+    Methods.ConformanceState.method,
     { sessionId: ctx.sessionId },
     { noResponseCheck: check },
   );
@@ -251,14 +252,14 @@ export const unknownOutcome: Scenario<ClientContext> = {
     requireClientCapability(conn, 'client.conformance');
     startTurnWithToolAwaitingApproval(ctx, conn, 'call-3');
     // The daemon cancels the resolved request; a missing -32800 is the cancel check's business.
-    const pending = conn.request('tool/approvalRequest', approvalParams(ctx, 'call-3'), {
+    const pending = conn.request(Methods.ApprovalRequest.method, approvalParams(ctx, 'call-3'), {
       id: 'approval-3',
       noResponseCheck: 'client.approvals.cancelled',
     });
     await sleep(50);
     // A future outcome value: deliberately outside v1's enum.
     conn.notify(
-      'tool/approvalResolved',
+      Methods.ApprovalResolved.method,
       {
         sessionId: ctx.sessionId,
         seq: ++ctx.lastSeq,
@@ -376,13 +377,13 @@ export const tree: Scenario<ClientContext> = {
   async run(ctx) {
     const conn = await ready(ctx);
     requireClientCapability(conn, 'client.conformance');
-    ctx.emit(conn, 'session/state', { state: 'running', turnId: 'turn-1' });
+    ctx.emit(conn, Methods.SessionState.method, { state: 'running', turnId: 'turn-1' });
     for (const [i, nodes] of TREE_STREAM.entries()) {
-      ctx.emit(conn, 'tree/update', { turnId: 'turn-1', nodes });
-      if (i === 2) ctx.emit(conn, 'chat/chunk', { turnId: 'turn-1', nodeId: 't', text: 'Hello, ' });
+      ctx.emit(conn, Methods.TreeUpdate.method, { turnId: 'turn-1', nodes });
+      if (i === 2) ctx.emit(conn, Methods.ChatChunk.method, { turnId: 'turn-1', nodeId: 't', text: 'Hello, ' });
     }
-    ctx.emit(conn, 'chat/chunk', { turnId: 'turn-1', nodeId: 't', text: 'tree.' });
-    ctx.emit(conn, 'session/state', {
+    ctx.emit(conn, Methods.ChatChunk.method, { turnId: 'turn-1', nodeId: 't', text: 'tree.' });
+    ctx.emit(conn, Methods.SessionState.method, {
       state: 'idle',
       turnId: 'turn-1',
       stopReason: 'end_turn',
@@ -435,9 +436,9 @@ export const seqGap: Scenario<ClientContext> = {
   async run(ctx) {
     const conn = await ready(ctx);
     const events: [string, JsonObject][] = [
-      ['session/state', { state: 'running', turnId: 'turn-1' }],
+      [Methods.SessionState.method, { state: 'running', turnId: 'turn-1' }],
       [
-        'tree/update',
+        Methods.TreeUpdate.method,
         {
           turnId: 'turn-1',
           nodes: [
@@ -445,14 +446,14 @@ export const seqGap: Scenario<ClientContext> = {
           ],
         },
       ],
-      ['chat/chunk', { turnId: 'turn-1', nodeId: 't', text: 'one ' }],
-      ['chat/chunk', { turnId: 'turn-1', nodeId: 't', text: 'two ' }],
-      ['chat/chunk', { turnId: 'turn-1', nodeId: 't', text: 'three' }],
+      [Methods.ChatChunk.method, { turnId: 'turn-1', nodeId: 't', text: 'one ' }],
+      [Methods.ChatChunk.method, { turnId: 'turn-1', nodeId: 't', text: 'two ' }],
+      [Methods.ChatChunk.method, { turnId: 'turn-1', nodeId: 't', text: 'three' }],
     ];
     const base = ctx.lastSeq;
     const from = conn.messages.length;
     let replayed = false;
-    conn.handle('session/attach', (params) => {
+    conn.handle(Methods.SessionAttach.method, (params) => {
       const p = params as JsonObject;
       if (typeof p.sinceSeq === 'number' && !replayed) {
         replayed = true;
@@ -472,7 +473,7 @@ export const seqGap: Scenario<ClientContext> = {
     for (const [i, [method, body]] of events.entries())
       if (i !== 3) ctx.emit(conn, method, body, base + i + 1);
     const isReattach = (m: Incoming): boolean =>
-      m.kind === 'request' && (m.message as JsonObject).method === 'session/attach';
+      m.kind === 'request' && (m.message as JsonObject).method === Methods.SessionAttach.method;
     const reattach = await conn.waitFor(isReattach, timeouts.requestMs, from);
     const sinceSeq = (
       (reattach?.message as JsonObject | undefined)?.params as JsonObject | undefined
@@ -485,5 +486,122 @@ export const seqGap: Scenario<ClientContext> = {
         : `the client did not re-attach after seq jumped from ${base + 3} to ${base + 5}`,
     );
     await sleep(50);
+  },
+};
+
+export const versionUnsupported: Scenario<ClientContext> = {
+  id: 'client-version-unsupported',
+  role: 'client',
+  title: 'a protocolVersion the client does not speak: nothing but shutdown / exit, then it leaves',
+  checks: ['client.version.unsupported-stops'],
+  async run(ctx) {
+    const conn = await ctx.accept();
+    // A v1 client has no older version to be downgraded to within the schema (versions are
+    // positive), so the fake daemon answers one above the newest the client sent: equally
+    // a version it does not speak (versioning.md#versioning-downgrade).
+    let answeredAt: number | undefined;
+    conn.handle(Methods.Initialize.method, (params) => {
+      const requested = (params as JsonObject | undefined)?.protocolVersion;
+      answeredAt = conn.messages.length;
+      return {
+        protocolVersion: (typeof requested === 'number' ? requested : ctx.protocolVersion) + 1,
+        serverInfo: { name: 'arbor-conformance-fake-daemon', version: '0.1.0' },
+        capabilities: ctx.daemonCapabilities,
+        clientId: 'conformance-client',
+      };
+    });
+    conn.handle(Methods.SessionAttach.method, (params) => ({
+      session: ctx.sessionInfo(),
+      role: (params as JsonObject).role ?? 'controller',
+      lastSeq: 0,
+      replay: 'none',
+    }));
+    conn.handle(Methods.Shutdown.method, () => null);
+    const isInitialize = (m: Incoming): boolean =>
+      m.kind === 'request' && (m.message as JsonObject).method === Methods.Initialize.method;
+    if (!(await conn.waitFor(isInitialize, timeouts.requestMs))) return; // initialize-first judges it
+    const isExit = (m: Incoming): boolean =>
+      m.kind === 'notification' && (m.message as JsonObject).method === Methods.Exit.method;
+    const exit = await conn.waitFor(isExit, 2000);
+    await sleep(200); // anything sent right after exit is still a violation
+    const forbidden = conn.messages
+      .slice(answeredAt ?? 0)
+      .filter(
+        (m) =>
+          m.kind === 'request' && (m.message as JsonObject).method !== Methods.Shutdown.method,
+      )
+      .map((m) => String((m.message as JsonObject).method));
+    ctx.recorder.expect(
+      'client.version.unsupported-stops',
+      forbidden.length === 0 && (exit !== undefined || conn.closedFlag),
+      forbidden.length > 0
+        ? `after a protocolVersion it does not speak the client sent ${forbidden.join(', ')}`
+        : 'the client neither sent exit nor closed the connection within 2 s',
+    );
+  },
+};
+
+export const budget: Scenario<ClientContext> = {
+  id: 'client-budget',
+  role: 'client',
+  title: 'budget/exceeded and cost/summary do not end the turn, session/state idle does; duplicates are ignored',
+  checks: ['client.budget.not-turn-end', 'client.events.duplicate-ignored'],
+  async run(ctx) {
+    const conn = await ready(ctx);
+    requireClientCapability(conn, 'client.conformance');
+    const turnId = 'turn-budget';
+    const usage = { inputTokens: 30, outputTokens: 12 };
+    const turnNode = { id: 't', parentId: null, kind: 'turn', name: 'turn', depth: 0 };
+    ctx.emit(conn, Methods.SessionState.method, { state: 'running', turnId });
+    ctx.emit(conn, Methods.TreeUpdate.method, {
+      turnId,
+      nodes: [{ ...turnNode, status: 'running' }],
+    });
+    const chunk = { turnId, nodeId: 't', text: 'Partial answer.' };
+    const chunkSeq = ctx.emit(conn, Methods.ChatChunk.method, chunk);
+    ctx.emit(conn, Methods.BudgetExceeded.method, {
+      turnId,
+      nodeId: 't',
+      kind: 'llm_calls',
+      limit: 2,
+      observed: 3,
+    });
+    ctx.emit(conn, Methods.CostSummary.method, {
+      turnId,
+      usage,
+      cost: 0,
+      currency: 'USD',
+      byModel: [{ provider: 'scripted', model: 'scripted', calls: 3, usage, cost: 0 }],
+    });
+    await sleep(50);
+    const during = await clientState(ctx, conn, 'client.budget.not-turn-end');
+    if (!during) return;
+    ctx.recorder.expect(
+      'client.budget.not-turn-end',
+      during.state === 'running',
+      `after budget/exceeded and cost/summary (no idle yet) the client shows state ${String(during.state)}`,
+    );
+    // The same chunk again, with its old seq: a duplicate to ignore.
+    ctx.emit(conn, Methods.ChatChunk.method, chunk, chunkSeq);
+    ctx.emit(conn, Methods.TreeUpdate.method, { turnId, nodes: [{ ...turnNode, status: 'error' }] });
+    ctx.emit(conn, Methods.SessionState.method, {
+      state: 'idle',
+      turnId,
+      stopReason: 'budget_exceeded',
+      usage,
+    });
+    await sleep(50);
+    const after = await clientState(ctx, conn, 'client.events.duplicate-ignored');
+    if (!after) return;
+    ctx.recorder.expect(
+      'client.budget.not-turn-end',
+      after.state === 'idle',
+      `after session/state idle (budget_exceeded) the client shows state ${String(after.state)}`,
+    );
+    ctx.recorder.expect(
+      'client.events.duplicate-ignored',
+      after.text === chunk.text && after.lastSeq === ctx.lastSeq,
+      `after a duplicate of seq ${chunkSeq} the client shows text ${JSON.stringify(after.text)} and lastSeq ${String(after.lastSeq)} (expected ${JSON.stringify(chunk.text)}, ${ctx.lastSeq})`,
+    );
   },
 };

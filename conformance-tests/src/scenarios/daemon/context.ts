@@ -1,4 +1,5 @@
 /** The suite as a client: how daemon scenarios open connections and initialize. */
+import { Methods } from '@arbor/protocol';
 import net from 'node:net';
 import { Connection, type JsonObject, type ResponseMessage } from '../../harness/connection.js';
 import { connectSocket, makeTempDir, removeDir, spawnCommand } from '../../harness/process.js';
@@ -99,7 +100,7 @@ export async function makeDaemonContext(
 
   const connect = async (label?: string, options: InitializeOptions = {}): Promise<Initialized> => {
     const o = await open(label);
-    const response = await o.conn.request('initialize', initializeParams(options), {
+    const response = await o.conn.request(Methods.Initialize.method, initializeParams(options), {
       noResponseCheck: 'daemon.lifecycle.initialize-result',
     });
     if (!response) throw new Abort('initialize was not answered');
@@ -112,7 +113,7 @@ export async function makeDaemonContext(
     ) {
       throw new Abort('initialize failed');
     }
-    o.conn.notify('initialized', {});
+    o.conn.notify(Methods.Initialized.method, {});
     return { ...o, init: response.result as Initialized['init'] };
   };
 

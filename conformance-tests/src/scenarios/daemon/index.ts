@@ -1,7 +1,7 @@
 /** Every daemon scenario, in report order. */
 import type { Scenario } from '../scenario.js';
 import type { DaemonContext } from './context.js';
-import { batch, jsonRpcErrors, notifications, oversize } from './jsonrpc.js';
+import { batch, cancelInFlight, jsonRpcErrors, notifications, oversize } from './jsonrpc.js';
 import {
   exitWithoutShutdown,
   lifecycleOrder,
@@ -15,6 +15,7 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   jsonRpcErrors,
   batch,
   notifications,
+  cancelInFlight,
   oversize,
   lifecycleOrder,
   exitWithoutShutdown,

@@ -1,4 +1,5 @@
 /** Framing and JSON-RPC error handling (transport.md). */
+import { Methods } from '@arbor/protocol';
 import {
   timeouts,
   type Connection,
@@ -6,6 +7,7 @@ import {
   type JsonObject,
   type ResponseMessage,
 } from '../../harness/connection.js';
+import { encodeFrame } from '../../harness/framing.js';
 import type { Scenario } from '../scenario.js';
 import { Skip } from '../scenario.js';
 import { type DaemonContext, describe, errorCode, sleep } from './context.js';
@@ -18,7 +20,7 @@ const nullIdError = (m: Incoming): boolean =>
 
 /** A request that must be answered: proves the connection still works. */
 async function alive(conn: Connection, check: string): Promise<boolean> {
-  const response = await conn.request('session/list', {}, { noResponseCheck: check });
+  const response = await conn.request(Methods.SessionList.method, {}, { noResponseCheck: check });
   return response !== undefined;
 }
 
@@ -60,11 +62,11 @@ export const jsonRpcErrors: Scenario<DaemonContext> = {
     }
 
     // Valid JSON, invalid JSON-RPC: a wrong jsonrpc version with a usable id.
-    const badVersion = conn.expectResponse('env-1', 'session/list', {
+    const badVersion = conn.expectResponse('env-1', Methods.SessionList.method, {
       noResponseCheck: 'daemon.jsonrpc.invalid-envelope',
     });
     conn.sendRaw(
-      JSON.stringify({ jsonrpc: '1.0', id: 'env-1', method: 'session/list', params: {} }),
+      JSON.stringify({ jsonrpc: '1.0', id: 'env-1', method: Methods.SessionList.method, params: {} }),
     );
     const envelope = await badVersion;
     if (envelope) {
@@ -77,7 +79,7 @@ export const jsonRpcErrors: Scenario<DaemonContext> = {
     }
     // An unusable id (an object) must be answered with id null.
     from = conn.messages.length;
-    conn.sendRaw(JSON.stringify({ jsonrpc: '2.0', id: { not: 'an id' }, method: 'session/list' }));
+    conn.sendRaw(JSON.stringify({ jsonrpc: '2.0', id: { not: 'an id' }, method: Methods.SessionList.method }));
     const unusable = (await conn.waitFor(isResponse, timeouts.requestMs, from))?.message as
       ResponseMessage | undefined;
     if (!unusable)
@@ -96,7 +98,7 @@ export const jsonRpcErrors: Scenario<DaemonContext> = {
     }
 
     const invalidParams = await conn.request(
-      'session/load',
+      Methods.SessionLoad.method,
       { sessionId: 42 },
       { deliberate: true, noResponseCheck: 'daemon.jsonrpc.params-invalid' },
     );
@@ -137,7 +139,7 @@ export const batch: Scenario<DaemonContext> = {
     const { conn } = await ctx.connect();
     const from = conn.messages.length;
     conn.sendRaw(
-      JSON.stringify([{ jsonrpc: '2.0', id: 'batch-1', method: 'session/list', params: {} }]),
+      JSON.stringify([{ jsonrpc: '2.0', id: 'batch-1', method: Methods.SessionList.method, params: {} }]),
     );
     const answer = await conn.waitFor(isResponse, timeouts.requestMs, from);
     if (!answer) {
@@ -183,7 +185,7 @@ export const notifications: Scenario<DaemonContext> = {
     const quiet = async (check: string, what: string, send: () => void): Promise<void> => {
       const from = conn.messages.length;
       send();
-      const probe = conn.request('session/list', {}, { noResponseCheck: check });
+      const probe = conn.request(Methods.SessionList.method, {}, { noResponseCheck: check });
       const answered = await probe;
       if (!answered) return;
       const extra = conn.messages
@@ -209,6 +211,43 @@ export const notifications: Scenario<DaemonContext> = {
         conn.notify('$/cancelRequest', { id: 987654 });
       },
     );
+  },
+};
+
+export const cancelInFlight: Scenario<DaemonContext> = {
+  id: 'daemon-cancel-request',
+  role: 'daemon',
+  title: '$/cancelRequest right behind a request: still exactly one response (result or -32800)',
+  checks: ['daemon.jsonrpc.cancel-still-responds'],
+  async run(ctx) {
+    const { conn } = await ctx.connect();
+    // Request and cancel leave in one write, so the cancel arrives while the request is in flight.
+    const answer = conn.expectResponse('cancel-me', Methods.SessionList.method, {
+      noResponseCheck: 'daemon.jsonrpc.cancel-still-responds',
+    });
+    const request = { jsonrpc: '2.0', id: 'cancel-me', method: Methods.SessionList.method, params: {} };
+    const cancel = { jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 'cancel-me' } };
+    conn.sendBytes(
+      Buffer.concat([encodeFrame(JSON.stringify(request)), encodeFrame(JSON.stringify(cancel))]),
+      `${JSON.stringify(request)} + ${JSON.stringify(cancel)} (one write)`,
+    );
+    const response = await answer;
+    if (!response) return; // blamed on the check by the missing response
+    ctx.recorder.expect(
+      'daemon.jsonrpc.cancel-still-responds',
+      response.result !== undefined || response.error?.code === -32800,
+      `the cancelled request got ${describe(response)}, expected its result or -32800`,
+    );
+    // Still serving: one more request must be answered.
+    const after = await conn.request(Methods.SessionList.method, {}, {
+      noResponseCheck: 'daemon.jsonrpc.cancel-still-responds',
+    });
+    if (after)
+      ctx.recorder.expect(
+        'daemon.jsonrpc.cancel-still-responds',
+        after.result !== undefined,
+        `session/list after the cancel got ${describe(after)}`,
+      );
   },
 };
 

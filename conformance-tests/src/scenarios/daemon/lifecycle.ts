@@ -1,4 +1,5 @@
 /** Lifecycle order, version negotiation and the socket token (lifecycle.md, versioning.md). */
+import { Methods } from '@arbor/protocol';
 import type { Scenario } from '../scenario.js';
 import { Abort } from '../scenario.js';
 import { type DaemonContext, describe, errorCode, requireSocket, requireStdio } from './context.js';
@@ -30,7 +31,7 @@ export const lifecycleOrder: Scenario<DaemonContext> = {
     const r = ctx.recorder;
     const { conn, exit } = await ctx.open();
     const early = await conn.request(
-      'session/list',
+      Methods.SessionList.method,
       {},
       { noResponseCheck: 'daemon.lifecycle.not-initialized' },
     );
@@ -41,7 +42,7 @@ export const lifecycleOrder: Scenario<DaemonContext> = {
         `session/list before initialize got ${describe(early)}, expected -32002`,
       );
 
-    const init = await conn.request('initialize', ctx.initializeParams(), {
+    const init = await conn.request(Methods.Initialize.method, ctx.initializeParams(), {
       noResponseCheck: 'daemon.lifecycle.initialize-result',
     });
     const result = init?.result as { protocolVersion?: number } | undefined;
@@ -58,9 +59,9 @@ export const lifecycleOrder: Scenario<DaemonContext> = {
       result?.protocolVersion === ctx.protocolVersion,
       `a client speaking ${ctx.protocolVersion} got protocolVersion ${result?.protocolVersion}`,
     );
-    conn.notify('initialized', {});
+    conn.notify(Methods.Initialized.method, {});
 
-    const again = await conn.request('initialize', ctx.initializeParams(), {
+    const again = await conn.request(Methods.Initialize.method, ctx.initializeParams(), {
       noResponseCheck: 'daemon.lifecycle.initialize-once',
     });
     if (again)
@@ -70,7 +71,7 @@ export const lifecycleOrder: Scenario<DaemonContext> = {
         `a second initialize got ${describe(again)}, expected -33002`,
       );
 
-    const shutdown = await conn.request('shutdown', undefined, {
+    const shutdown = await conn.request(Methods.Shutdown.method, undefined, {
       noResponseCheck: 'daemon.lifecycle.after-shutdown',
     });
     if (!shutdown || shutdown.error) {
@@ -78,7 +79,7 @@ export const lifecycleOrder: Scenario<DaemonContext> = {
       return;
     }
     const late = await conn.request(
-      'session/list',
+      Methods.SessionList.method,
       {},
       { noResponseCheck: 'daemon.lifecycle.after-shutdown' },
     );
@@ -89,7 +90,7 @@ export const lifecycleOrder: Scenario<DaemonContext> = {
         `session/list after shutdown got ${describe(late)}, expected -32600`,
       );
 
-    conn.notify('exit');
+    conn.notify(Methods.Exit.method);
     if (ctx.target.kind !== 'stdio') {
       r.skip('daemon.lifecycle.exit-code', 'on a socket, exit closes only the connection');
       return;
@@ -113,7 +114,7 @@ export const exitWithoutShutdown: Scenario<DaemonContext> = {
   async run(ctx) {
     requireStdio(ctx.target, 'the exit code of a daemon process');
     const { conn, exit } = await ctx.connect();
-    conn.notify('exit');
+    conn.notify(Methods.Exit.method);
     const code = await exitCode(exit, 3000);
     ctx.recorder.expect(
       'daemon.lifecycle.exit-code',
@@ -135,7 +136,7 @@ export const versionNegotiation: Scenario<DaemonContext> = {
     const future = ctx.protocolVersion + 98;
     const a = await ctx.open('future');
     const answer = await a.conn.request(
-      'initialize',
+      Methods.Initialize.method,
       ctx.initializeParams({ params: { protocolVersion: future } }),
       { noResponseCheck: 'daemon.version.newer-client' },
     );
@@ -151,7 +152,7 @@ export const versionNegotiation: Scenario<DaemonContext> = {
     }
     const b = await ctx.open('absent');
     const plain = await b.conn.request(
-      'initialize',
+      Methods.Initialize.method,
       ctx.initializeParams({ params: { protocolVersion: undefined } }),
       { noResponseCheck: 'daemon.version.absent-means-1' },
     );
@@ -178,7 +179,7 @@ export const socketToken: Scenario<DaemonContext> = {
       ['bad-token', 'not-the-token'],
     ] as const) {
       const { conn } = await ctx.open(label);
-      const answer = await conn.request('initialize', ctx.initializeParams({ params: { token } }), {
+      const answer = await conn.request(Methods.Initialize.method, ctx.initializeParams({ params: { token } }), {
         noResponseCheck: 'daemon.transport.socket-token',
       });
       if (answer)

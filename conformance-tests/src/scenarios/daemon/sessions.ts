@@ -1,4 +1,5 @@
 /** Sessions, attach and roles (sessions.md). */
+import { Methods } from '@arbor/protocol';
 import path from 'node:path';
 import type { JsonObject } from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
@@ -22,7 +23,7 @@ export const sessions: Scenario<DaemonContext> = {
     const r = ctx.recorder;
     const { conn } = await ctx.connect();
     const created = await conn.request(
-      'session/new',
+      Methods.SessionNew.method,
       { workspaceRoot: ctx.workspace, permissionMode: 'plan' },
       { noResponseCheck: 'daemon.sessions.new' },
     );
@@ -42,7 +43,7 @@ export const sessions: Scenario<DaemonContext> = {
 
     for (const root of [path.join(ctx.workspace, 'does-not-exist'), 'relative/root']) {
       const bad = await conn.request(
-        'session/new',
+        Methods.SessionNew.method,
         { workspaceRoot: root },
         { noResponseCheck: 'daemon.sessions.invalid-workspace-root' },
       );
@@ -55,7 +56,7 @@ export const sessions: Scenario<DaemonContext> = {
     }
 
     const list = await conn.request(
-      'session/list',
+      Methods.SessionList.method,
       {},
       { noResponseCheck: 'daemon.sessions.list' },
     );
@@ -67,7 +68,7 @@ export const sessions: Scenario<DaemonContext> = {
     );
 
     const load = await conn.request(
-      'session/load',
+      Methods.SessionLoad.method,
       { sessionId },
       { noResponseCheck: 'daemon.sessions.load' },
     );
@@ -79,7 +80,7 @@ export const sessions: Scenario<DaemonContext> = {
     );
 
     const missing = await conn.request(
-      'session/load',
+      Methods.SessionLoad.method,
       { sessionId: 'conformance-no-such-session' },
       { noResponseCheck: 'daemon.sessions.not-found' },
     );
@@ -91,9 +92,9 @@ export const sessions: Scenario<DaemonContext> = {
       );
 
     // Re-attach the creator as an observer: then it may watch but not drive.
-    await conn.request('session/detach', { sessionId });
+    await conn.request(Methods.SessionDetach.method, { sessionId });
     const attach = await conn.request(
-      'session/attach',
+      Methods.SessionAttach.method,
       { sessionId, role: 'observer' },
       { noResponseCheck: 'daemon.sessions.attach-role' },
     );
@@ -107,7 +108,7 @@ export const sessions: Scenario<DaemonContext> = {
     )
       return;
     const chat = await conn.request(
-      'chat/send',
+      Methods.ChatSend.method,
       { sessionId, text: 'an observer may not start a turn' },
       { noResponseCheck: 'daemon.sessions.observer-cannot-control' },
     );

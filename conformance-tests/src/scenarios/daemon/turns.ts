@@ -3,6 +3,7 @@
  * capability): the turn state machine, seq ordering, tree invariants, budgets,
  * fan-out to two clients, approvals and client tools.
  */
+import { Methods } from '@arbor/protocol';
 import type { Recorder } from '../../checks/results.js';
 import type { Connection, Incoming, JsonObject } from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
@@ -38,7 +39,7 @@ const isTurnEnd =
     if (m.kind !== 'notification') return false;
     const msg = m.message as JsonObject;
     const p = (msg.params ?? {}) as JsonObject;
-    if (msg.method !== 'session/state' || p.sessionId !== sessionId || p.state !== 'idle')
+    if (msg.method !== Methods.SessionState.method || p.sessionId !== sessionId || p.state !== 'idle')
       return false;
     // checkTurn judges a missing stopReason; an idle naming neither turn nor reason ends nothing.
     return p.turnId === turnId || (p.turnId === undefined && p.stopReason !== undefined);
@@ -77,12 +78,12 @@ export function checkTurn(r: Recorder, events: Event[], turnId: string): void {
   const first = turn[0];
   r.expect(
     'daemon.turns.running-first',
-    first?.method === 'session/state' && first.params.state === 'running',
+    first?.method === Methods.SessionState.method && first.params.state === 'running',
     `the turn's first event is ${first ? `${first.method} ${JSON.stringify(first.params).slice(0, 120)}` : 'missing'}, expected session/state running`,
   );
   const end = events.findIndex(
     (e) =>
-      e.method === 'session/state' &&
+      e.method === Methods.SessionState.method &&
       e.params.state === 'idle' &&
       (e.params.turnId === undefined || e.params.turnId === turnId),
   );
@@ -140,7 +141,7 @@ export function checkStart(
 
 /** Tree invariants over every tree/update of one turn. */
 export function checkTree(r: Recorder, events: Event[], turnId: string): void {
-  const updates = events.filter((e) => e.method === 'tree/update' && e.params.turnId === turnId);
+  const updates = events.filter((e) => e.method === Methods.TreeUpdate.method && e.params.turnId === turnId);
   if (updates.length === 0) {
     r.fail('daemon.tree.turn-root', 'the turn announced no tree node');
     return;
@@ -204,9 +205,10 @@ async function scriptedSession(
   conversations: JsonObject,
   mode = 'auto',
   chatContext = 'thread',
+  budgets?: JsonObject,
 ): Promise<string> {
   requireDaemonCapability(c.init, 'testing.scriptedProvider');
-  const created = await c.conn.request('session/new', {
+  const created = await c.conn.request(Methods.SessionNew.method, {
     workspaceRoot: ctx.workspace,
     permissionMode: mode,
     chatContext: { kind: chatContext },
@@ -216,10 +218,16 @@ async function scriptedSession(
     ctx.recorder.fail('daemon.sessions.new', `session/new got ${describe(created)}`);
     throw new Abort('no session');
   }
-  const set = await c.conn.request('_arbor/testing/setScript', {
+  const set = await c.conn.request(Methods.SetScript.method, {
     sessionId,
     script: { version: 1, conversations },
+    ...(budgets ? { budgets } : {}),
   });
+  if (budgets && (!set || set.error)) {
+    // budgets are part of setScript (appendix-scripted-provider.md#set-script).
+    ctx.recorder.fail('daemon.testing.set-budgets', `setScript with budgets got ${describe(set)}`);
+    throw new Abort('setScript with budgets failed');
+  }
   if (!set || set.error) throw new Skip(`_arbor/testing/setScript failed: ${describe(set)}`);
   return sessionId;
 }
@@ -240,7 +248,7 @@ async function sendWithId(
   text: string,
 ): Promise<{ turnId: string; id: string | number }> {
   const response = await conn.request(
-    'chat/send',
+    Methods.ChatSend.method,
     { sessionId, text },
     { noResponseCheck: 'daemon.turns.send-answers-turn-id' },
   );
@@ -336,7 +344,7 @@ export const cancel: Scenario<DaemonContext> = {
     });
     const turnId = await send(ctx, c.conn, sessionId, 'conformance: a slow turn');
     const busy = await c.conn.request(
-      'chat/send',
+      Methods.ChatSend.method,
       { sessionId, text: 'conformance: too early' },
       { noResponseCheck: 'daemon.turns.turn-in-progress' },
     );
@@ -347,7 +355,7 @@ export const cancel: Scenario<DaemonContext> = {
         `chat/send during a running turn got ${describe(busy)}, expected -33005`,
       );
     const cancelled = await c.conn.request(
-      'chat/cancel',
+      Methods.ChatCancel.method,
       { sessionId, turnId },
       { noResponseCheck: 'daemon.turns.cancel' },
     );
@@ -372,30 +380,44 @@ export const cancel: Scenario<DaemonContext> = {
   },
 };
 
+/** The budget the scenario lowers through setScript, and how far below the endless script it stops. */
+const LLM_CALLS_LIMIT = 2;
+
 export const budget: Scenario<DaemonContext> = {
   id: 'daemon-budget',
   role: 'daemon',
-  title: 'a model that never stops calling tools exceeds a budget, announced by budget/exceeded',
-  checks: ['daemon.budget.exceeded-notified'],
+  title: `a model that never stops calling tools, with setScript budgets {llm_calls: ${LLM_CALLS_LIMIT}}, ends budget_exceeded after budget/exceeded`,
+  checks: ['daemon.testing.set-budgets', 'daemon.budget.exceeded-notified'],
   async run(ctx) {
     const c = await ctx.connect();
-    const replies = Array.from({ length: 300 }, (_, i) => ({
+    const replies = Array.from({ length: 10 }, (_, i) => ({
       toolCalls: [{ id: `conformance-loop-${i}`, name: 'conformance_probe', arguments: { i } }],
     }));
-    const sessionId = await scriptedSession(ctx, c, { '*': replies });
-    const turnId = await send(ctx, c.conn, sessionId, 'conformance: loop forever');
-    const end = await waitTurnEnd(ctx, c.conn, sessionId, turnId, 15_000);
-    if (end.stopReason !== 'budget_exceeded')
-      throw new Skip(
-        `the endless turn ended with stopReason ${String(end.stopReason)}, not budget_exceeded`,
-      );
+    const sessionId = await scriptedSession(ctx, c, { '*': replies }, 'auto', 'thread', {
+      llm_calls: LLM_CALLS_LIMIT,
+    });
+    const turnId = await send(ctx, c.conn, sessionId, 'conformance: loop until the budget ends it');
+    const end = await waitTurnEnd(ctx, c.conn, sessionId, turnId);
     const events = sessionEvents(c.conn, sessionId);
+    const notice = events.find(
+      (e) => e.method === Methods.BudgetExceeded.method && e.params.turnId === turnId,
+    );
+    if (
+      !ctx.recorder.expect(
+        'daemon.testing.set-budgets',
+        end.stopReason === 'budget_exceeded' &&
+          (notice === undefined ||
+            (notice.params.kind === 'llm_calls' && notice.params.limit === LLM_CALLS_LIMIT)),
+        `with budgets {llm_calls: ${LLM_CALLS_LIMIT}} the endless turn ended with stopReason ${String(end.stopReason)}${notice ? ` after budget/exceeded ${JSON.stringify(notice.params)}` : ''}`,
+      )
+    )
+      return;
     const idle = events.findIndex(
-      (e) => e.method === 'session/state' && e.params.stopReason === 'budget_exceeded',
+      (e) => e.method === Methods.SessionState.method && e.params.stopReason === 'budget_exceeded',
     );
     const notified = events
       .slice(0, idle)
-      .some((e) => e.method === 'budget/exceeded' && e.params.turnId === turnId);
+      .some((e) => e.method === Methods.BudgetExceeded.method && e.params.turnId === turnId);
     ctx.recorder.expect(
       'daemon.budget.exceeded-notified',
       notified,
@@ -414,7 +436,7 @@ export const twoClients: Scenario<DaemonContext> = {
     const a = await ctx.connect('controller');
     const sessionId = await scriptedSession(ctx, a, { '*': [{ text: 'Hello, both of you.' }] });
     const b = await ctx.connect('observer');
-    const attach = await b.conn.request('session/attach', { sessionId, role: 'observer' });
+    const attach = await b.conn.request(Methods.SessionAttach.method, { sessionId, role: 'observer' });
     const lastSeq = (attach?.result as JsonObject | undefined)?.lastSeq;
     if (typeof lastSeq !== 'number') {
       ctx.recorder.fail(
@@ -461,11 +483,11 @@ async function approvalTurn(ctx: DaemonContext, decision: 'allow' | 'deny') {
   requireDaemonCapability(c.init, 'clientTools');
   const asked: JsonObject[] = [];
   const executed: JsonObject[] = [];
-  c.conn.handle('tool/approvalRequest', (params) => {
+  c.conn.handle(Methods.ApprovalRequest.method, (params) => {
     asked.push(params as JsonObject);
     return { decision };
   });
-  c.conn.handle('tool/execute', (params) => {
+  c.conn.handle(Methods.ToolExecute.method, (params) => {
     executed.push(params as JsonObject);
     return { content: 'conformance tool result' };
   });
@@ -485,10 +507,10 @@ async function approvalTurn(ctx: DaemonContext, decision: 'allow' | 'deny') {
   await waitTurnEnd(ctx, c.conn, sessionId, turnId);
   const events = sessionEvents(c.conn, sessionId);
   const nodes = events
-    .filter((e) => e.method === 'tree/update')
+    .filter((e) => e.method === Methods.TreeUpdate.method)
     .flatMap((e) => (e.params.nodes ?? []) as JsonObject[]);
   const toolNode = [...nodes].reverse().find((n) => n.name === CLIENT_TOOL.name);
-  const resolved = events.find((e) => e.method === 'tool/approvalResolved');
+  const resolved = events.find((e) => e.method === Methods.ApprovalResolved.method);
   return { asked, executed, toolNode, resolved };
 }
 

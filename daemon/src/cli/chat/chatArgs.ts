@@ -69,11 +69,17 @@ export function parseChatArgs(argv: string[], cwd = process.cwd()): ChatOptions 
   let mode: PermissionMode | undefined;
   if (values.mode !== undefined) {
     const parsed = PermissionMode.safeParse(values.mode);
-    if (!parsed.success) throw new ConfigError(`--mode must be plan, default or auto (got ${values.mode})`);
+    if (!parsed.success)
+      throw new ConfigError(`--mode must be plan, default or auto (got ${values.mode})`);
     mode = parsed.data;
   }
-  if (values.connect !== undefined && (values.provider !== undefined || values.script !== undefined)) {
-    throw new ConfigError('--provider and --script configure a spawned daemon; they cannot be used with --connect');
+  if (
+    values.connect !== undefined &&
+    (values.provider !== undefined || values.script !== undefined)
+  ) {
+    throw new ConfigError(
+      '--provider and --script configure a spawned daemon; they cannot be used with --connect',
+    );
   }
   if (values.session !== undefined && values.workspace !== undefined) {
     throw new ConfigError('--workspace is for a new session; a continued --session keeps its own');

@@ -43,7 +43,7 @@ export function readSocketToken(options: ChatOptions, env = process.env): string
   } catch (error) {
     throw new ConfigError(
       `cannot read the daemon token ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}); ` +
-        'pass the daemon\'s --data-dir',
+        "pass the daemon's --data-dir",
     );
   }
 }
@@ -58,7 +58,10 @@ export async function openDaemonConnection(
 ): Promise<ArborConnection> {
   const clientInfo = { name: 'arbor chat', version: daemonVersion() };
   if (options.connect !== undefined) {
-    return connectArbor({ socket: options.connect }, { clientInfo, token: readSocketToken(options) });
+    return connectArbor(
+      { socket: options.connect },
+      { clientInfo, token: readSocketToken(options) },
+    );
   }
   return connectArbor(
     { spawn: { command: process.execPath, args: daemonArgs(options), onStderr: onDaemonLog } },

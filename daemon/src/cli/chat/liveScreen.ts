@@ -12,6 +12,7 @@ import { truncateVisible, visibleWidth } from './terminalStyle.js';
 export interface ScreenStream {
   write(text: string): boolean;
   columns?: number;
+  rows?: number;
 }
 
 const ERASE_DOWN = '\u001b[J';
@@ -30,8 +31,18 @@ export class LiveScreen {
     this.#out = out;
   }
 
+  /** Usable columns; a terminal that reports no size (0) counts as 80. */
   get #width(): number {
-    return Math.max(20, (this.#out.columns ?? 80) - 1);
+    return Math.max(20, (this.#out.columns || 80) - 1);
+  }
+
+  /** A block taller than the screen could not be redrawn in place: keep its head and its tail. */
+  #fit(lines: string[]): string[] {
+    const max = Math.max(6, (this.#out.rows || 40) - 2);
+    if (lines.length <= max) return lines;
+    const head = lines.slice(0, 2);
+    const tail = lines.slice(lines.length - (max - 3));
+    return [...head, `  … ${lines.length - head.length - tail.length} more`, ...tail];
   }
 
   /** Streamed text: whole rows scroll up, the rest waits in the block's first line. */
@@ -87,8 +98,8 @@ export class LiveScreen {
       out += ERASE_DOWN;
     }
     for (const row of committed) out += `${row}\n`;
-    const lines = [...(this.#partial === '' ? [] : [this.#partial]), ...this.#block].map((line) =>
-      truncateVisible(line, this.#width),
+    const lines = this.#fit([...(this.#partial === '' ? [] : [this.#partial]), ...this.#block]).map(
+      (line) => truncateVisible(line, this.#width),
     );
     if (lines.length > 0 && !this.#cursorHidden) {
       out = HIDE_CURSOR + out;

@@ -12,7 +12,10 @@ export interface Style {
 }
 
 /** https://no-color.org: a set, non-empty NO_COLOR disables colour. FORCE_COLOR=0 as well. */
-export function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+export function wantsColor(
+  stream: { isTTY?: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return false;
   if (env['FORCE_COLOR'] === '0') return false;
   return stream.isTTY === true && env['TERM'] !== 'dumb';
@@ -33,8 +36,10 @@ export function createStyle(enabled: boolean): Style {
   };
 }
 
+// eslint-disable-next-line no-control-regex -- terminal escapes are what this matches
 const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
 /** Sticky: matches an escape exactly at lastIndex. */
+// eslint-disable-next-line no-control-regex -- terminal escapes are what this matches
 const ANSI_AT = /\u001b\[[0-9;?]*[A-Za-z]/y;
 
 /** The text without escape sequences. */
@@ -72,5 +77,6 @@ export function truncateVisible(text: string, width: number): string {
     index += char.length;
   }
   // Close any colour left open by the cut.
+  // eslint-disable-next-line no-control-regex -- terminal escapes are what this matches
   return /\u001b\[/.test(out) ? `${out}\u001b[0m` : out;
 }

@@ -89,7 +89,10 @@ function nodeLabel(node: ExecutionTreeNode, tree: TreeReducer, options: TreeForm
   if (node.kind === 'subtask') {
     return `${style.bold(node.title ?? 'subtask')} ${style.dim('(subtask)')}`;
   }
-  const args = node.argsPreview && node.argsPreview !== '{}' ? ` ${style.dim(firstLine(node.argsPreview, 60))}` : '';
+  const args =
+    node.argsPreview && node.argsPreview !== '{}'
+      ? ` ${style.dim(firstLine(node.argsPreview, 60))}`
+      : '';
   return `${style.bold(node.name)}${args}`;
 }
 
@@ -101,7 +104,9 @@ function nodeFacts(node: ExecutionTreeNode, options: TreeFormatOptions): string[
     facts.push(formatDuration(Math.max(0, options.now - Date.parse(node.startedAt))));
   }
   if (node.cost !== undefined) facts.push(formatCost(node.cost));
-  else if (node.usage !== undefined) facts.push(formatTokens(node.usage));
+  if (node.usage !== undefined) {
+    facts.push(`${(node.usage.inputTokens + node.usage.outputTokens).toLocaleString('en-US')} tok`);
+  }
   if (node.status === 'awaiting_approval') facts.push('awaiting approval');
   if (node.status === 'denied' || node.status === 'blocked' || node.status === 'cancelled') {
     facts.push(node.status);
@@ -163,7 +168,8 @@ export function formatBudget(notice: BudgetExceededParams, style: Style): string
 
 export function formatCostSummary(summary: CostSummaryParams, style: Style): string[] {
   const lines = [
-    style.bold(`Cost: ${formatCost(summary.cost)}`) + style.dim(` · ${formatTokens(summary.usage)}`),
+    style.bold(`Cost: ${formatCost(summary.cost)}`) +
+      style.dim(` · ${formatTokens(summary.usage)}`),
   ];
   for (const model of summary.byModel) {
     lines.push(

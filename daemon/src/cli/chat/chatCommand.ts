@@ -1,0 +1,232 @@
+/**
+ * `arbor chat`: the terminal client. Connects (spawning the daemon or
+ * attaching to a socket), creates or continues a session, then runs one turn
+ * per message — the given one, or each line typed at the prompt.
+ */
+import { statSync } from 'node:fs';
+import { Methods, type StopReason } from '@arbor/protocol';
+import { SessionTracker, type SessionView } from '@arbor/protocol/client';
+import type { ArborConnection } from '@arbor/protocol/client/node';
+import { ConfigError } from '../../config/daemonConfig.js';
+import { ApprovalPrompter, type ApprovalDisplay } from './approvalPrompt.js';
+import { CHAT_HELP, parseChatArgs, type ChatOptions } from './chatArgs.js';
+import { openDaemonConnection } from './daemonConnection.js';
+import { streamJsonEvents } from './jsonEvents.js';
+import { TerminalInput } from './terminalInput.js';
+import { createStyle, wantsColor, type Style } from './terminalStyle.js';
+import { TurnRenderer, type TurnEnd } from './turnRenderer.js';
+
+/** Exit codes: 0 the turn ended normally; 1 it failed or hit a limit; 130 it was cancelled. */
+export function exitCodeFor(stopReason: StopReason): number {
+  if (stopReason === 'end_turn') return 0;
+  if (stopReason === 'cancelled') return 130;
+  return 1;
+}
+
+export async function chatCommand(argv: string[]): Promise<number> {
+  const options = parseChatArgs(argv);
+  if (options.help) {
+    process.stdout.write(CHAT_HELP);
+    return 0;
+  }
+  if (options.session === undefined) checkWorkspace(options.workspace);
+  // A reader that stops early (`arbor chat --json … | head`) is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+
+  const daemonLog: string[] = [];
+  const connection = await openDaemonConnection(options, (text) => daemonLog.push(text));
+  const chat = new ChatClient(connection, options);
+  try {
+    try {
+      await connection.client.initialize();
+    } catch (error) {
+      const log = daemonLog.join('').trim();
+      throw new Error(
+        `the daemon did not start: ${error instanceof Error ? error.message : String(error)}` +
+          (log ? `\n${log}` : ''),
+      );
+    }
+    await chat.open();
+    if (options.message !== undefined) return await chat.runTurn(options.message);
+    return await chat.interactive();
+  } finally {
+    chat.close();
+    await connection.close();
+  }
+}
+
+function checkWorkspace(dir: string): void {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(dir).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDirectory) throw new ConfigError(`--workspace ${dir} is not a directory`);
+}
+
+class ChatClient {
+  readonly #connection: ArborConnection;
+  readonly #options: ChatOptions;
+  readonly #tracker: SessionTracker;
+  readonly #input = new TerminalInput(process.stdin, process.stdout);
+  readonly #style: Style;
+  /** Prompts and notes go to stderr when stdout carries JSON. */
+  readonly #errStyle: Style;
+  #view: SessionView | undefined;
+  #closed = false;
+
+  constructor(connection: ArborConnection, options: ChatOptions) {
+    this.#connection = connection;
+    this.#options = options;
+    // Created before initialize(), so the client declares the approvals capability.
+    this.#tracker = new SessionTracker(connection.client);
+    this.#style = createStyle(!options.json && wantsColor(process.stdout));
+    this.#errStyle = createStyle(wantsColor(process.stderr));
+    connection.client.on('error', (error) => {
+      process.stderr.write(this.#errStyle.dim(`arbor chat: ${error.message}\n`));
+    });
+    connection.client.on('close', () => {
+      this.#closed = true;
+    });
+  }
+
+  async open(): Promise<void> {
+    const options = this.#options;
+    const client = this.#connection.client;
+    let view: SessionView;
+    if (options.session !== undefined) {
+      view = await this.#tracker.attach(options.session, { role: 'controller', sinceSeq: null });
+      if (options.mode !== undefined && options.mode !== view.permissionMode) {
+        await client.request(Methods.SessionSetPermissionMode, {
+          sessionId: view.sessionId,
+          mode: options.mode,
+        });
+      }
+    } else {
+      const params: Parameters<SessionTracker['create']>[0] = { workspaceRoot: options.workspace };
+      if (options.mode !== undefined) params.permissionMode = options.mode;
+      if (options.model !== undefined) params.model = options.model;
+      view = (await this.#tracker.create(params)).view;
+    }
+    this.#view = view;
+    if (options.json) {
+      streamJsonEvents(client, view, process.stdout);
+    } else {
+      const style = this.#style;
+      process.stdout.write(
+        style.dim(
+          `session ${view.sessionId} · ${options.session !== undefined ? 'continued' : options.workspace}` +
+            ` · mode ${view.permissionMode ?? options.mode ?? 'default'}` +
+            (view.model ? ` · ${view.model}` : ''),
+        ) + '\n\n',
+      );
+    }
+  }
+
+  /** One turn: send, render until session/state idle, return the exit code. */
+  async runTurn(text: string): Promise<number> {
+    const view = this.#view!;
+    const client = this.#connection.client;
+    const live = !this.#options.json && process.stdout.isTTY === true;
+    const renderer = this.#options.json
+      ? undefined
+      : new TurnRenderer(view, { out: process.stdout, style: this.#style, live });
+    const display: ApprovalDisplay = renderer ?? this.#stderrDisplay();
+    const prompter = new ApprovalPrompter(
+      view,
+      this.#input,
+      display,
+      renderer ? this.#style : this.#errStyle,
+    );
+
+    let turnId: string | undefined;
+    const ends = new Map<string | undefined, TurnEnd>();
+    let settle: ((end: TurnEnd) => void) | undefined;
+    const ended = new Promise<TurnEnd>((resolve) => (settle = resolve));
+    const offEnd = view.on('turnEnded', (event) => {
+      const end: TurnEnd = { stopReason: event.stopReason, error: event.state.error?.message };
+      ends.set(event.turnId, end);
+      if (turnId !== undefined && event.turnId === turnId) settle!(end);
+    });
+    const offClose = client.on('close', () =>
+      settle!({ stopReason: 'error', error: 'the connection to the daemon closed' }),
+    );
+
+    let interrupts = 0;
+    this.#input.beginTurn(() => {
+      interrupts++;
+      if (interrupts > 1) this.#hardExit();
+      display.note([this.#style.yellow('Cancelling the turn… (Ctrl-C again to exit)')]);
+      const params: { sessionId: string; turnId?: string } = { sessionId: view.sessionId };
+      if (turnId !== undefined) params.turnId = turnId;
+      client.request(Methods.ChatCancel, params).catch(() => undefined);
+    });
+    try {
+      turnId = (await client.request(Methods.ChatSend, { sessionId: view.sessionId, text })).turnId;
+      const early = ends.get(turnId);
+      if (early) settle!(early);
+      const end = await ended;
+      renderer?.finish(end);
+      if (!renderer && end.stopReason !== 'end_turn') {
+        process.stderr.write(
+          `arbor chat: turn ended: ${end.stopReason}${end.error ? ` — ${end.error}` : ''}\n`,
+        );
+      }
+      return exitCodeFor(end.stopReason);
+    } catch (error) {
+      renderer?.dispose();
+      throw error;
+    } finally {
+      this.#input.endTurn();
+      prompter.dispose();
+      offEnd.dispose();
+      offClose.dispose();
+    }
+  }
+
+  /** A prompt per line until end of input, Ctrl-C / Ctrl-D at the prompt, or /exit. */
+  async interactive(): Promise<number> {
+    const out = this.#options.json ? process.stderr : process.stdout;
+    const style = this.#options.json ? this.#errStyle : this.#style;
+    if (this.#input.isTTY) {
+      out.write(style.dim('Type a message; /exit or Ctrl-D to quit.\n'));
+    }
+    let code = 0;
+    for (;;) {
+      if (this.#closed) return 1;
+      const line = await this.#input.prompt(this.#input.isTTY ? style.bold('› ') : '');
+      if (line === undefined) return code;
+      const text = line.trim();
+      if (text === '') continue;
+      if (text === '/exit' || text === '/quit') return code;
+      code = await this.runTurn(text);
+      if (!this.#options.json) out.write('\n');
+    }
+  }
+
+  close(): void {
+    this.#input.close();
+  }
+
+  #stderrDisplay(): ApprovalDisplay {
+    return {
+      prompt: (lines) => {
+        if (lines) process.stderr.write(`${lines.join('\n')}\n`);
+      },
+      note: (lines) => process.stderr.write(`${lines.join('\n')}\n`),
+    };
+  }
+
+  /** The second Ctrl-C: leave now, restoring the terminal and stopping a spawned daemon. */
+  #hardExit(): never {
+    this.#input.close();
+    if (process.stdout.isTTY) process.stdout.write('\u001b[?25h\n');
+    this.#connection.process?.child.kill('SIGTERM');
+    this.#connection.socket?.destroy();
+    process.exit(130);
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The permission gate: the ToolGate the agent calls before every tool call,
+ * at every depth (approvals.md#permission-gate). It reads the session's mode
+ * when the call is checked, applies the mode × category table and its
+ * exceptions, consults the session's grants, and asks the session's
+ * controllers through its ApprovalBroker.
+ */
+import type { ApprovalOutcome, PermissionMode, ToolCategory } from '@arbor/protocol';
+import type { GateDecision, GateRequest, ToolGate } from '../agent/toolGate.js';
+import { isProtectedPath } from '../tools/workspace/confinement.js';
+import {
+  decideCall,
+  grantsApply,
+  knownCategory,
+  type CallTraits,
+} from './permissionMatrix.js';
+
+export interface PermissionGateOptions {
+  /** Tool names on the always-ask (HITL) list. */
+  alwaysAsk: readonly string[];
+  /** The daemon's data directory: writes there are protected. */
+  dataDir?: string;
+}
+
+export const BLOCKED_IN_PLAN_MODE = 'blocked_in_plan_mode';
+export const PERMISSION_DENIED = 'permission_denied';
+
+export function blockedResult(tool: string): string {
+  return (
+    `${BLOCKED_IN_PLAN_MODE}: ${tool} was not run because the session is in plan mode, ` +
+    'where only read tools run. Do not try to make changes now: propose them in your answer ' +
+    '(what you would change and why), so the user can review the plan and switch modes.'
+  );
+}
+
+export function deniedResult(tool: string, outcome: ApprovalOutcome): string {
+  const why =
+    outcome === 'timed_out'
+      ? 'no approval arrived in time (or no one could be asked)'
+      : 'the user denied it';
+  return (
+    `${PERMISSION_DENIED}: ${tool} was not run because ${why}. ` +
+    'Do not retry the same call; continue without it, or explain what you need and why.'
+  );
+}
+
+const CATEGORY_WORDS: Record<ToolCategory, string> = {
+  read: 'reads data',
+  write: 'changes files',
+  execute: 'runs programs with your rights (confined only by its working directory, not sandboxed)',
+  external: 'reaches outside the workspace',
+};
+
+function askReason(name: string, traits: CallTraits, mode: PermissionMode): string {
+  if (traits.alwaysAsk) return `${name} is on the always-ask list; it asks before every call`;
+  if (traits.protectedPath && traits.category === 'write')
+    return `${name} writes to a protected path (the workspace's .git/ or the daemon's data directory)`;
+  return `${name} ${CATEGORY_WORDS[traits.category]}; the session is in ${mode} mode`;
+}
+
+export function createPermissionGate(options: PermissionGateOptions): ToolGate {
+  const alwaysAsk = new Set(options.alwaysAsk);
+  return async (request: GateRequest): Promise<GateDecision> => {
+    const { tool, args, turn } = request;
+    const category = knownCategory(tool.category);
+    const target = category === 'write' ? tool.targetPath?.(args) : undefined;
+    const traits: CallTraits = {
+      category,
+      alwaysAsk: alwaysAsk.has(tool.name),
+      protectedPath:
+        target !== undefined && isProtectedPath(turn.workspaceRoot, target, options.dataDir),
+    };
+    // Read now, not at the start of the turn: the user may switch while it runs.
+    const mode = turn.permissionMode();
+    const verdict = decideCall(mode, traits);
+    if (verdict === 'run') return { allow: true, approval: 'not_required' };
+    if (verdict === 'block') {
+      return { allow: false, status: 'blocked', approval: 'rejected', reason: blockedResult(tool.name) };
+    }
+
+    const approvals = turn.approvals;
+    const grantKey = tool.grantKey?.(args);
+    if (approvals && grantsApply(traits) && approvals.grants.covers(tool.name, grantKey)) {
+      return { allow: true, approval: 'not_required' };
+    }
+    request.awaitingApproval();
+    if (approvals === undefined) {
+      return { allow: false, status: 'denied', approval: 'timed_out', reason: deniedResult(tool.name, 'timed_out') };
+    }
+    const resolution = await approvals.broker.ask(
+      {
+        sessionId: turn.sessionId,
+        turnId: turn.turnId,
+        nodeId: request.nodeId,
+        toolCallId: request.toolCallId,
+        name: tool.name,
+        args,
+        category,
+        reason: askReason(tool.name, traits, mode),
+      },
+      {
+        signal: request.signal,
+        releasedByAuto: decideCall('auto', traits) === 'run',
+        releasedByPlan: decideCall('plan', traits) === 'block',
+        // The node records `cancelled` before the loop closes it.
+        onResolved: (r) => {
+          if (r.outcome === 'cancelled') request.setApproval('cancelled');
+        },
+      },
+    );
+    switch (resolution.outcome) {
+      case 'approved':
+      case 'not_required':
+        if (resolution.decision === 'allowForSession' && grantsApply(traits)) {
+          approvals.grants.grant(tool.name, grantKey);
+        }
+        return { allow: true, approval: 'approved' };
+      case 'rejected':
+        if (resolution.blockedByPlan) {
+          return { allow: false, status: 'blocked', approval: 'rejected', reason: blockedResult(tool.name) };
+        }
+        return { allow: false, status: 'denied', approval: 'rejected', reason: deniedResult(tool.name, 'rejected') };
+      case 'timed_out':
+        return { allow: false, status: 'denied', approval: 'timed_out', reason: deniedResult(tool.name, 'timed_out') };
+      case 'cancelled':
+        return { allow: false, status: 'denied', approval: 'cancelled', reason: 'cancelled: the turn was cancelled' };
+    }
+  };
+}
+
+/** Startup check: every always-ask name must be a tool the daemon knows. */
+export function unknownAlwaysAskNames(alwaysAsk: readonly string[], known: readonly string[]): string[] {
+  return alwaysAsk.filter((name) => !known.includes(name));
+}

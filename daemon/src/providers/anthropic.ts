@@ -1,0 +1,303 @@
+/**
+ * The `anthropic` provider on `@anthropic-ai/sdk`: Messages streaming.
+ *
+ * Text and tool_use blocks stream as content blocks; tool input arrives as
+ * `input_json_delta` fragments per block index. Usage comes from
+ * `message_start` (input, cache reads and writes) and `message_delta`
+ * (cumulative output). The whole assistant message — thinking and
+ * redacted_thinking blocks with their signatures included — is handed to the
+ * loop as a native message and sent back verbatim on the next call, as the
+ * API requires for tool use with extended thinking.
+ *
+ * The SDK is imported on the first call, not at startup (cold start).
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import type {
+  ContentBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  RawMessageStreamEvent,
+} from '@anthropic-ai/sdk/resources/messages';
+import type { Usage } from '@arbor/protocol';
+import { capabilitiesOf, type ModelProfile } from './modelCapabilities.js';
+import { costOf } from './pricing.js';
+import type {
+  Provider,
+  ProviderCapabilities,
+  ProviderEvent,
+  ProviderMessage,
+  ProviderRequest,
+  ProviderStopReason,
+} from './provider.js';
+import { withRetries, type RetryPolicy } from './retry.js';
+import { classifySdkError } from './sdkFailure.js';
+import { parseArguments } from './toolArguments.js';
+
+type AnthropicModule = typeof import('@anthropic-ai/sdk');
+let sdk: Promise<AnthropicModule> | undefined;
+function loadSdk(): Promise<AnthropicModule> {
+  sdk ??= import('@anthropic-ai/sdk');
+  return sdk;
+}
+
+export const ANTHROPIC_PROVIDER_ID = 'anthropic';
+
+export interface AnthropicProviderOptions {
+  model: string;
+  baseURL: string;
+  apiKey: string;
+  keyHint: string;
+  profile: ModelProfile;
+  retry: RetryPolicy;
+  log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+  timeoutMs?: number;
+}
+
+const STOP_REASONS: Record<string, ProviderStopReason> = {
+  end_turn: 'end_turn',
+  stop_sequence: 'end_turn',
+  tool_use: 'tool_use',
+  max_tokens: 'max_tokens',
+  model_context_window_exceeded: 'max_tokens',
+};
+
+/** Provider messages to Anthropic's alternating user / assistant messages. */
+export function toAnthropicMessages(messages: readonly ProviderMessage[]): MessageParam[] {
+  const out: MessageParam[] = [];
+  const append = (role: 'user' | 'assistant', blocks: ContentBlockParam[]): void => {
+    const last = out.at(-1);
+    // Consecutive messages of one role are merged: tool results then a user message, etc.
+    if (last?.role === role && Array.isArray(last.content)) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  };
+  for (const message of messages) {
+    switch (message.role) {
+      case 'user':
+        if (message.content.length > 0) append('user', [{ type: 'text', text: message.content }]);
+        break;
+      case 'tool':
+        append('user', [
+          {
+            type: 'tool_result',
+            tool_use_id: message.toolCallId,
+            content: message.content,
+            ...(message.isError ? { is_error: true } : {}),
+          },
+        ]);
+        break;
+      case 'assistant': {
+        if (message.native?.provider === ANTHROPIC_PROVIDER_ID) {
+          const native = message.native.message as { content?: ContentBlockParam[] };
+          if (Array.isArray(native.content) && native.content.length > 0) {
+            append('assistant', structuredClone(native.content));
+            break;
+          }
+        }
+        const blocks: ContentBlockParam[] = [];
+        if (message.content.length > 0) blocks.push({ type: 'text', text: message.content });
+        for (const call of message.toolCalls ?? []) {
+          blocks.push({
+            type: 'tool_use',
+            id: call.id,
+            name: call.name,
+            input:
+              call.arguments !== null && typeof call.arguments === 'object' ? call.arguments : {},
+          });
+        }
+        // The API refuses empty assistant messages (a cancelled earlier turn): leave them out.
+        if (blocks.length > 0) append('assistant', blocks);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+interface BlockState {
+  block: Record<string, unknown> & { type: string };
+  json: string;
+}
+
+export class AnthropicProvider implements Provider {
+  readonly id = ANTHROPIC_PROVIDER_ID;
+  readonly capabilities: ProviderCapabilities;
+  private client: Anthropic | undefined;
+
+  constructor(private readonly options: AnthropicProviderOptions) {
+    this.capabilities = capabilitiesOf(options.profile);
+  }
+
+  price(model: string, usage: Usage): number | null {
+    return costOf(this.id, model, usage);
+  }
+
+  stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+    const { options } = this;
+    let classes: AnthropicModule | undefined;
+    return withRetries(() => this.attempt(request, signal, (m) => (classes = m)), signal, {
+      policy: options.retry,
+      classify: (error) =>
+        classes
+          ? classifySdkError(error, classes, {
+              provider: this.id,
+              model: request.model,
+              baseURL: options.baseURL,
+              keyHint: options.keyHint,
+              apiKey: options.apiKey,
+            })
+          : {
+              retryable: false,
+              message: `anthropic: the @anthropic-ai/sdk package could not be loaded: ${(error as Error).message}`,
+            },
+      onRetry: (failure, retry, delayMs) =>
+        options.log?.(
+          'warn',
+          `${failure.message}; retry ${retry}/${options.retry.maxRetries} in ${Math.round(delayMs)} ms`,
+        ),
+    });
+  }
+
+  private async getClient(): Promise<{ client: Anthropic; module: AnthropicModule }> {
+    const module = await loadSdk();
+    this.client ??= new module.Anthropic({
+      apiKey: this.options.apiKey,
+      authToken: null, // never pick up ANTHROPIC_AUTH_TOKEN behind the configured key
+      baseURL: this.options.baseURL,
+      maxRetries: 0, // retried by withRetries: cancellable, bounded waits
+      timeout: this.options.timeoutMs ?? 600_000,
+      logLevel: 'off',
+    });
+    return { client: this.client, module };
+  }
+
+  private async *attempt(
+    request: ProviderRequest,
+    signal: AbortSignal,
+    loaded: (module: AnthropicModule) => void,
+  ): AsyncGenerator<ProviderEvent> {
+    const { client, module } = await this.getClient();
+    loaded(module);
+    const tools = request.tools ?? [];
+    const body: MessageCreateParamsStreaming = {
+      model: request.model,
+      max_tokens: this.options.profile.maxOutputTokens,
+      messages: toAnthropicMessages(request.messages),
+      stream: true,
+      ...(request.system.length > 0 ? { system: request.system } : {}),
+      ...(tools.length > 0
+        ? {
+            tools: tools.map((tool) => ({
+              name: tool.name,
+              description: tool.description,
+              input_schema: { type: 'object' as const, ...tool.inputSchema },
+            })),
+            ...(request.parallelToolCalls === false
+              ? { tool_choice: { type: 'auto' as const, disable_parallel_tool_use: true } }
+              : {}),
+          }
+        : {}),
+    };
+    const stream = await client.messages.create(body, { signal });
+
+    const blocks = new Map<number, BlockState>();
+    const order: number[] = [];
+    let usage: Usage | undefined;
+    let stopReason: string | null | undefined;
+    for await (const event of stream as AsyncIterable<RawMessageStreamEvent>) {
+      switch (event.type) {
+        case 'message_start': {
+          const u = event.message.usage;
+          const cacheRead = u.cache_read_input_tokens ?? 0;
+          const cacheWrite = u.cache_creation_input_tokens ?? 0;
+          usage = {
+            inputTokens: (u.input_tokens ?? 0) + cacheRead + cacheWrite,
+            outputTokens: u.output_tokens ?? 0,
+            ...(u.cache_read_input_tokens != null ? { cachedInputTokens: cacheRead } : {}),
+          };
+          break;
+        }
+        case 'content_block_start': {
+          const block = structuredClone(event.content_block) as unknown as BlockState['block'];
+          blocks.set(event.index, { block, json: '' });
+          order.push(event.index);
+          if (block.type === 'text' && typeof block['text'] === 'string' && block['text'])
+            yield { type: 'text', text: block['text'] };
+          break;
+        }
+        case 'content_block_delta': {
+          const state = blocks.get(event.index);
+          if (!state) break;
+          const delta = event.delta as unknown as { type: string } & Record<string, unknown>;
+          const append = (field: string, value: unknown): void => {
+            if (typeof value === 'string')
+              state.block[field] = String(state.block[field] ?? '') + value;
+          };
+          if (delta.type === 'text_delta') {
+            append('text', delta['text']);
+            if (typeof delta['text'] === 'string' && delta['text'])
+              yield { type: 'text', text: delta['text'] };
+          } else if (delta.type === 'input_json_delta') {
+            if (typeof delta['partial_json'] === 'string') state.json += delta['partial_json'];
+          } else if (delta.type === 'thinking_delta') {
+            append('thinking', delta['thinking']);
+          } else if (delta.type === 'signature_delta') {
+            // A signature is sent whole, in one delta.
+            state.block['signature'] = delta['signature'];
+          } else if (delta.type === 'citations_delta') {
+            const citations = (state.block['citations'] as unknown[] | null | undefined) ?? [];
+            state.block['citations'] = [...citations, delta['citation']];
+          }
+          break;
+        }
+        case 'content_block_stop': {
+          const state = blocks.get(event.index);
+          if (state?.block.type === 'tool_use') {
+            const input = state.json.length > 0 ? parseArguments(state.json) : {};
+            // Sent back verbatim later, where the API wants an object even if the model erred.
+            state.block['input'] = input !== null && typeof input === 'object' ? input : {};
+            yield {
+              type: 'tool_call',
+              call: {
+                id: String(state.block['id']),
+                name: String(state.block['name']),
+                arguments: input,
+              },
+            };
+          }
+          break;
+        }
+        case 'message_delta': {
+          stopReason = event.delta.stop_reason ?? stopReason;
+          // message_delta usage is cumulative for the message.
+          const u = event.usage as unknown as Partial<Record<string, number | null>>;
+          const base = usage ?? { inputTokens: 0, outputTokens: 0 };
+          const input = u['input_tokens'];
+          const cacheRead = u['cache_read_input_tokens'];
+          const cacheWrite = u['cache_creation_input_tokens'];
+          usage = {
+            ...base,
+            outputTokens: u['output_tokens'] ?? base.outputTokens,
+            ...(typeof input === 'number'
+              ? { inputTokens: input + (cacheRead ?? 0) + (cacheWrite ?? 0) }
+              : {}),
+            ...(typeof cacheRead === 'number' ? { cachedInputTokens: cacheRead } : {}),
+          };
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    signal.throwIfAborted();
+
+    const content = order.map((index) => blocks.get(index)!.block);
+    // Only thinking makes the verbatim message worth keeping; otherwise the portable fields suffice.
+    if (content.some((block) => block.type === 'thinking' || block.type === 'redacted_thinking'))
+      yield {
+        type: 'native',
+        native: { provider: ANTHROPIC_PROVIDER_ID, message: { role: 'assistant', content } },
+      };
+    if (usage) yield { type: 'usage', usage };
+    yield { type: 'stop', reason: STOP_REASONS[stopReason ?? 'end_turn'] ?? 'other' };
+  }
+}

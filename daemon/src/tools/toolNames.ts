@@ -1,0 +1,19 @@
+/**
+ * Names of every tool the daemon itself provides, in a module with no
+ * imports: the config's always-ask list is checked against it at startup
+ * without loading the tools. A test keeps it equal to the real tools.
+ */
+export const AGENT_TOOL_NAMES = ['run_subtask', 'memory_list', 'memory_read', 'memory_write'] as const;
+
+export const WORKSPACE_TOOL_NAMES = [
+  'read_file',
+  'list_dir',
+  'glob',
+  'grep',
+  'write_file',
+  'edit_file',
+  'run_command',
+  'todo_write',
+] as const;
+
+export const DAEMON_TOOL_NAMES: readonly string[] = [...AGENT_TOOL_NAMES, ...WORKSPACE_TOOL_NAMES];

@@ -1,0 +1,142 @@
+/**
+ * The stale-write guard. The agent may only overwrite or edit a file as it
+ * last saw it: when a file changed on disk after the agent's last read (or
+ * write) of it in this session, the write is refused and the model is told to
+ * read it again. A chokidar watcher on the workspace notices changes as they
+ * happen (content hashes tell an external edit from the agent's own write, or
+ * from a bare touch); a stat + hash check at write time covers what the
+ * watcher has not reported yet.
+ *
+ * The watcher starts on the session's first file access, never follows
+ * symbolic links (so never leaves the root), and skips node_modules and .git.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync, type Stats } from 'node:fs';
+import { relative, sep } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+
+/** Directories the watcher never enters. */
+export const UNWATCHED_DIRECTORIES = ['node_modules', '.git'];
+
+interface Seen {
+  hash: string;
+  mtimeMs: number;
+  size: number;
+  /** The watcher saw the content change since the agent last saw it. */
+  changed: boolean;
+}
+
+export function hashOf(content: Buffer | string): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+export function watchedPathFilter(rootReal: string): (path: string) => boolean {
+  return (path: string) => {
+    const rel = relative(rootReal, path);
+    if (rel === '' || rel.startsWith('..')) return false;
+    return rel.split(sep).some((part) => UNWATCHED_DIRECTORIES.includes(part));
+  };
+}
+
+export interface WatcherHandle {
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A chokidar watcher over a workspace, as the guard and the benchmark use it. */
+export function watchWorkspace(
+  rootReal: string,
+  onChange: (path: string) => void,
+  onError: (error: unknown) => void = () => undefined,
+): WatcherHandle {
+  const watcher: FSWatcher = watch(rootReal, {
+    ignoreInitial: true,
+    followSymlinks: false,
+    ignored: watchedPathFilter(rootReal),
+    persistent: false,
+  });
+  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  watcher.on('change', onChange).on('unlink', onChange).on('add', onChange);
+  watcher.on('error', onError);
+  return { ready, close: () => watcher.close() };
+}
+
+export class StaleWriteGuard {
+  private readonly seen = new Map<string, Seen>();
+  private watcher: WatcherHandle | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly rootReal: string,
+    private readonly options: { watch: boolean; log?: (message: string) => void } = { watch: true },
+  ) {}
+
+  /** Resolves once the watcher reports its initial scan done (tests, benchmarks). */
+  async ready(): Promise<void> {
+    this.startWatching();
+    await this.watcher?.ready;
+  }
+
+  /** The agent read (or wrote) `real` with this content. */
+  saw(real: string, content: Buffer | string, stats?: Stats): void {
+    this.startWatching();
+    const stat = stats ?? statSync(real);
+    this.seen.set(real, { hash: hashOf(content), mtimeMs: stat.mtimeMs, size: stat.size, changed: false });
+  }
+
+  /** Why writing `real` must be refused now, or undefined when it may go ahead. */
+  staleReason(real: string, display: string): string | undefined {
+    const seen = this.seen.get(real);
+    if (seen === undefined) return undefined;
+    const reread = `Read ${display} again (read_file) and redo the change on its current content.`;
+    let stat: Stats;
+    try {
+      stat = statSync(real);
+    } catch {
+      return `${display} was deleted or moved on disk after you last read it. ${reread}`;
+    }
+    if (seen.changed || stat.mtimeMs !== seen.mtimeMs || stat.size !== seen.size) {
+      let current: string;
+      try {
+        current = hashOf(readFileSync(real));
+      } catch {
+        return `${display} cannot be read to check it is unchanged. ${reread}`;
+      }
+      if (current !== seen.hash) {
+        return `${display} changed on disk after you last read it (someone else edited it). ${reread}`;
+      }
+      seen.changed = false;
+      seen.mtimeMs = stat.mtimeMs;
+      seen.size = stat.size;
+    }
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const watcher = this.watcher;
+    this.watcher = undefined;
+    await watcher?.close();
+  }
+
+  private startWatching(): void {
+    if (this.watcher || this.closed || !this.options.watch) return;
+    this.watcher = watchWorkspace(
+      this.rootReal,
+      (path) => this.onDiskChange(path),
+      (error) => this.options.log?.(`workspace watcher: ${String(error)}`),
+    );
+  }
+
+  private onDiskChange(path: string): void {
+    const seen = this.seen.get(path);
+    if (seen === undefined) return;
+    let hash: string | undefined;
+    try {
+      hash = hashOf(readFileSync(path));
+    } catch {
+      hash = undefined;
+    }
+    if (hash !== seen.hash) seen.changed = true;
+  }
+}

@@ -1,0 +1,100 @@
+// Builds the extension: the host bundle (CommonJS, see src/extension.ts for why),
+// the webview bundle (an IIFE for the browser) and its static assets.
+//   node scripts/build.mjs            development build (sourcemaps)
+//   node scripts/build.mjs --daemon   production build + the daemon and its runtime packages in dist/daemon
+import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ext = resolve(here, '..');
+const repo = resolve(ext, '..');
+const production = process.argv.includes('--daemon');
+const require = createRequire(join(ext, 'package.json'));
+
+rmSync(join(ext, 'dist'), { recursive: true, force: true });
+mkdirSync(join(ext, 'dist', 'webview'), { recursive: true });
+
+await Promise.all([
+  build({
+    entryPoints: [join(ext, 'src', 'extension.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+    outfile: join(ext, 'dist', 'extension.cjs'),
+    sourcemap: !production,
+    minify: production,
+    logLevel: 'warning',
+  }),
+  build({
+    entryPoints: [join(ext, 'webview', 'main.ts')],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    outfile: join(ext, 'dist', 'webview', 'chat.js'),
+    sourcemap: !production,
+    minify: production,
+    logLevel: 'warning',
+  }),
+]);
+cpSync(join(ext, 'webview', 'styles', 'chat.css'), join(ext, 'dist', 'webview', 'chat.css'));
+const codicons = dirname(require.resolve('@vscode/codicons/dist/codicon.css'));
+cpSync(join(codicons, 'codicon.css'), join(ext, 'dist', 'webview', 'codicon.css'));
+cpSync(join(codicons, 'codicon.ttf'), join(ext, 'dist', 'webview', 'codicon.ttf'));
+
+if (production) copyDaemon();
+console.log(`built extension${production ? ' + daemon' : ''} into ${join(ext, 'dist')}`);
+
+/**
+ * The daemon ships inside the extension: its esbuild bundle plus the packages
+ * the bundle leaves external (native better-sqlite3, the provider SDKs,
+ * chokidar) with their dependency closure, in dist/daemon/node_modules.
+ */
+function copyDaemon() {
+  const bundle = join(repo, 'daemon', 'dist', 'bundle');
+  if (!existsSync(join(bundle, 'arbor.js'))) {
+    execFileSync('npm', ['run', 'bundle', '-w', 'daemon'], { cwd: repo, stdio: 'inherit' });
+  }
+  const out = join(ext, 'dist', 'daemon');
+  cpSync(bundle, out, { recursive: true });
+  writeFileSync(join(out, 'package.json'), JSON.stringify({ name: 'arbor-daemon-bundle', private: true, type: 'module' }, null, 2));
+  const daemonPkg = JSON.parse(readFileSync(join(repo, 'daemon', 'package.json'), 'utf8'));
+  const bundleScript = daemonPkg.scripts.bundle;
+  const externals = [...bundleScript.matchAll(/--external:([^\s"]+)/g)].map((m) => m[1]);
+  const copied = new Set();
+  const copy = (name, fromDir) => {
+    if (copied.has(name)) return;
+    const dir = findPackage(name, fromDir);
+    if (!dir) throw new Error(`daemon runtime package ${name} is not installed`);
+    copied.add(name);
+    cpSync(dir, join(out, 'node_modules', name), {
+      recursive: true,
+      dereference: true,
+      // Sources and build intermediates of native addons are not needed at run time.
+      filter: (src) => !/[\\/](deps|src|test|docs|node_modules)([\\/]|$)/.test(src.slice(dir.length)) && !/\.(ts|map|md)$/.test(src.replace(/\.d\.ts$/, '.ts')) || src === dir,
+    });
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies })) {
+      if (findPackage(dep, dir)) copy(dep, dir);
+    }
+  };
+  for (const name of externals) copy(name, join(repo, 'daemon'));
+  console.log(`daemon: bundle + ${copied.size} runtime packages (${[...copied].join(', ')})`);
+}
+
+function findPackage(name, fromDir) {
+  let dir = fromDir;
+  for (;;) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}

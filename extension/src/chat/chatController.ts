@@ -1,0 +1,334 @@
+/**
+ * ChatController: the session the chat view shows, and everything the user
+ * does in it. It owns the SessionTracker of the current connection, forwards
+ * the current SessionView to the webview (through SessionBridge) and answers
+ * the webview's messages with protocol requests.
+ */
+import * as vscode from 'vscode';
+import { Methods, type PermissionMode, type SessionInfo } from '@arbor/protocol';
+import { SessionTracker, approvalKey, type ArborClient, type SessionView } from '@arbor/protocol/client';
+import { readSettings } from '../config.js';
+import type { ConnectionState, DaemonSupervisor } from '../daemon/daemonSupervisor.js';
+import type { HostMessage, WebviewMessage } from '../shared/messages.js';
+import type { DiffDocuments } from '../tools/diffDocuments.js';
+import { Disposable } from '../util/disposable.js';
+import { bridgeSessionView, sessionMessage } from './sessionBridge.js';
+
+export interface ChatStatus {
+  state: 'offline' | 'idle' | 'running' | 'requires_action';
+  sessionCost: number | null;
+}
+
+export class ChatController extends Disposable {
+  readonly #onDidChangeStatus = this._register(new vscode.EventEmitter<ChatStatus>());
+  readonly onDidChangeStatus = this.#onDidChangeStatus.event;
+
+  #tracker: SessionTracker | undefined;
+  #client: ArborClient | undefined;
+  #sessionId: string | undefined;
+  #session: SessionInfo | undefined;
+  #view: SessionView | undefined;
+  #bridge: { dispose(): void } | undefined;
+  #viewSubs: { dispose(): void }[] = [];
+  #turnCount = 0;
+  readonly #userTexts = new Map<string, string>();
+  readonly #costs = new Map<string, number | null>();
+  #post: (message: HostMessage) => void = () => undefined;
+
+  constructor(
+    private readonly supervisor: DaemonSupervisor,
+    private readonly output: vscode.OutputChannel,
+    private readonly diffs: DiffDocuments,
+    private readonly memento: vscode.Memento,
+  ) {
+    super();
+    this._register(supervisor.onDidChangeState((state) => this.#onConnectionState(state)));
+    this._register(supervisor.onDidConnect(({ client }) => void this.#onConnected(client)));
+  }
+
+  /** Called by the supervisor with a fresh client, before `initialize`. */
+  setupClient(client: ArborClient): void {
+    this.#tracker?.dispose();
+    this.#tracker = new SessionTracker(client);
+    this.#client = client;
+  }
+
+  /** The webview's sink; messages sent while no webview exists are dropped (it asks again on `ready`). */
+  attachWebview(post: (message: HostMessage) => void): void {
+    this.#post = post;
+  }
+
+  get currentSessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  // ---- webview messages -------------------------------------------------
+
+  async handle(message: WebviewMessage): Promise<void> {
+    try {
+      switch (message.type) {
+        case 'ready':
+          return await this.#sendEverything();
+        case 'send':
+          return await this.send(message.text);
+        case 'cancel':
+          return await this.cancel();
+        case 'setMode':
+          return await this.setMode(message.mode);
+        case 'setModel':
+          await this.memento.update('arbor.model', message.model);
+          return await this.newChat(message.model);
+        case 'approve': {
+          const ok = this.#view?.approvals.decide(approvalKey(message), message.decision);
+          if (!ok) this.#notice('info', 'That approval is no longer pending.');
+          return;
+        }
+        case 'showDiff': {
+          const approval = this.#view?.approvals.pending().find((a) => a.key === approvalKey(message));
+          if (!approval) return;
+          const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+          return await this.diffs.showProposed(approval.request.args, folders);
+        }
+        case 'newChat':
+          return await this.newChat();
+        case 'switchSession':
+          return await this.openSession(message.sessionId);
+        case 'deleteSession':
+          return await this.deleteSession(message.sessionId);
+        case 'copy':
+          await vscode.env.clipboard.writeText(message.text);
+          return;
+      }
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      this.output.appendLine(`[chat] ${message.type} failed: ${text}`);
+      this.#notice('error', text);
+    }
+  }
+
+  // ---- commands ---------------------------------------------------------
+
+  async send(text: string): Promise<void> {
+    const client = this.#requireClient();
+    if (!this.#sessionId) await this.newChat();
+    const sessionId = this.#sessionId!;
+    const { turnId } = await client.request(Methods.ChatSend, { sessionId, text });
+    this.#userTexts.set(turnId, text);
+    this.#turnCount++;
+    this.#post({ type: 'turnStarted', turnId, userText: text });
+  }
+
+  async cancel(): Promise<void> {
+    if (!this.#client || !this.#sessionId || !this.#view || this.#view.state === 'idle') return;
+    const params: { sessionId: string; turnId?: string } = { sessionId: this.#sessionId };
+    if (this.#view.turnId) params.turnId = this.#view.turnId;
+    await this.#client.request(Methods.ChatCancel, params);
+  }
+
+  async setMode(mode: PermissionMode): Promise<void> {
+    if (!this.#client || !this.#sessionId) return;
+    const result = await this.#client.request(Methods.SessionSetPermissionMode, { sessionId: this.#sessionId, mode });
+    this.#post({ type: 'mode', mode: result.mode });
+  }
+
+  /** Asks for a mode with a quick pick (the "Set Permission Mode" command). */
+  async pickMode(): Promise<void> {
+    const current = this.#view?.permissionMode;
+    const pick = await vscode.window.showQuickPick(
+      [
+        { label: 'Plan', mode: 'plan' as const, detail: 'Only read tools run; everything else is blocked.' },
+        { label: 'Default', mode: 'default' as const, detail: 'Tools that write, execute or reach out ask first.' },
+        { label: 'Auto', mode: 'auto' as const, detail: 'All tools run (except always-ask tools).' },
+      ].map((item) => ({ ...item, description: item.mode === current ? 'current' : '' })),
+      { title: 'Arbor: Set Permission Mode' },
+    );
+    if (pick) await this.setMode(pick.mode);
+  }
+
+  async newChat(model?: string): Promise<void> {
+    const client = this.#requireClient();
+    // An empty current chat is reused, unless a different model is asked for.
+    if (this.#sessionId && this.#turnCount === 0 && model === undefined) {
+      this.#post({ type: 'focusComposer' });
+      return;
+    }
+    const root = workspaceRoot();
+    if (!root) {
+      this.#post({ type: 'noSession', reason: 'Open a folder to chat with Arbor about it.' });
+      return;
+    }
+    const settings = readSettings();
+    const chosenModel = model ?? this.memento.get<string>('arbor.model') ?? (settings.model || undefined);
+    const { session, view } = await this.#tracker!.create({
+      workspaceRoot: root,
+      permissionMode: this.#view?.permissionMode ?? settings.permissionMode,
+      chatContext: { kind: 'editor' },
+      ...(chosenModel && { model: chosenModel }),
+    });
+    void client;
+    await this.#show(session, view, []);
+    await this.#refreshSessions();
+    this.#post({ type: 'focusComposer' });
+  }
+
+  async openSession(sessionId: string): Promise<void> {
+    this.#requireClient();
+    if (this.#sessionId && this.#sessionId !== sessionId) {
+      const previous = this.#sessionId;
+      await this.#tracker!.detach(previous).catch(() => undefined);
+    }
+    const loaded = await this.#client!.request(Methods.SessionLoad, { sessionId });
+    const view = await this.#tracker!.attach(sessionId);
+    await this.#show(loaded.session, view, loaded.messages);
+    await this.#refreshSessions();
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    const client = this.#requireClient();
+    const answer = await vscode.window.showWarningMessage('Delete this chat? This cannot be undone.', { modal: true }, 'Delete');
+    if (answer !== 'Delete') return;
+    this.#tracker!.forget(sessionId);
+    await client.request(Methods.SessionDelete, { sessionId });
+    if (sessionId === this.#sessionId) {
+      this.#unbind();
+      this.#sessionId = undefined;
+      await this.#openMostRecentOrNew();
+    } else {
+      await this.#refreshSessions();
+    }
+  }
+
+  // ---- connection -------------------------------------------------------
+
+  #onConnectionState(state: ConnectionState): void {
+    this.#post({ type: 'connection', status: state.status, ...(state.message !== undefined && { message: state.message }) });
+    if (state.status !== 'ready') {
+      this.#unbind();
+      this.#emitStatus();
+    }
+  }
+
+  async #onConnected(client: ArborClient): Promise<void> {
+    this.#client = client;
+    try {
+      this.#postModels();
+      if (this.#sessionId) await this.openSession(this.#sessionId);
+      else await this.#openMostRecentOrNew();
+    } catch (error) {
+      this.output.appendLine(`[chat] could not open a session: ${(error as Error).message}`);
+      this.#sessionId = undefined;
+      await this.#openMostRecentOrNew().catch((e: Error) => this.#notice('error', e.message));
+    }
+  }
+
+  async #openMostRecentOrNew(): Promise<void> {
+    const root = workspaceRoot();
+    if (!root) {
+      this.#post({ type: 'noSession', reason: 'Open a folder to chat with Arbor about it.' });
+      return;
+    }
+    const { sessions } = await this.#client!.request(Methods.SessionList, { workspaceRoot: root, limit: 1 });
+    const recent = sessions[0];
+    if (recent) await this.openSession(recent.sessionId);
+    else {
+      this.#turnCount = 1; // force a fresh session
+      await this.newChat();
+    }
+  }
+
+  async #show(session: SessionInfo, view: SessionView, stored: Parameters<typeof sessionMessage>[1]): Promise<void> {
+    this.#unbind();
+    this.#sessionId = session.sessionId;
+    this.#session = session;
+    this.#view = view;
+    this.#turnCount = new Set(stored.map((m) => m.turnId)).size + (view.turnId ? 1 : 0);
+    const message = sessionMessage(session, stored, view, this.#userTexts);
+    this.#costs.clear();
+    for (const t of message.turns) if (t.cost !== undefined) this.#costs.set(t.turnId, t.cost);
+    const storedTurns = new Set(message.turns.filter((t) => t.status !== undefined).map((t) => t.turnId));
+    this.#bridge = bridgeSessionView(view, (m) => this.#post(m), storedTurns);
+    this.#viewSubs = [
+      view.on('state', () => this.#emitStatus()),
+      view.on('cost', (p) => {
+        this.#costs.set(p.turnId, p.cost);
+        this.#emitStatus();
+      }),
+      view.on('gap', (g) => this.output.appendLine(`[chat] missed events after seq ${g.sinceSeq} (${g.reason}); re-attaching`)),
+      view.on('error', (e) => this.output.appendLine(`[chat] re-attach failed: ${e.message}`)),
+      view.on('turnEnded', ({ stopReason, state }) => {
+        if (stopReason === 'error' && state.error) this.#notice('error', state.error.message);
+        void this.#refreshSessions();
+      }),
+    ];
+    this.#post(message);
+    this.#postModels();
+    this.#emitStatus();
+  }
+
+  #unbind(): void {
+    this.#bridge?.dispose();
+    this.#bridge = undefined;
+    for (const s of this.#viewSubs.splice(0)) s.dispose();
+    this.#view = undefined;
+  }
+
+  async #sendEverything(): Promise<void> {
+    const state = this.supervisor.state;
+    this.#post({ type: 'connection', status: state.status, ...(state.message !== undefined && { message: state.message }) });
+    this.#postModels();
+    if (!this.#client || state.status !== 'ready') return;
+    await this.#refreshSessions();
+    if (this.#sessionId && this.#view) {
+      const loaded = await this.#client.request(Methods.SessionLoad, { sessionId: this.#sessionId });
+      await this.#show(loaded.session, this.#view, loaded.messages);
+    } else if (!workspaceRoot()) {
+      this.#post({ type: 'noSession', reason: 'Open a folder to chat with Arbor about it.' });
+    }
+  }
+
+  async #refreshSessions(): Promise<void> {
+    if (!this.#client) return;
+    const root = workspaceRoot();
+    const { sessions } = await this.#client.request(Methods.SessionList, { ...(root && { workspaceRoot: root }), limit: 50 });
+    this.#post({
+      type: 'sessions',
+      sessions: sessions.map((s) => ({ sessionId: s.sessionId, title: s.title, updatedAt: s.updatedAt, state: s.state })),
+      ...(this.#sessionId !== undefined && { currentId: this.#sessionId }),
+    });
+  }
+
+  #postModels(): void {
+    const settings = readSettings();
+    const current = this.#view?.model ?? this.#session?.model;
+    const models = [...new Set([...(settings.model ? [settings.model] : []), ...settings.models])];
+    this.#post({ type: 'models', models, ...(current !== undefined && { current }) });
+  }
+
+  #emitStatus(): void {
+    let cost: number | null = 0;
+    for (const c of this.#costs.values()) {
+      if (c === null) {
+        cost = null;
+        break;
+      }
+      cost += c;
+    }
+    const state = this.supervisor.state.status !== 'ready' ? 'offline' : (this.#view?.state ?? 'idle');
+    this.#onDidChangeStatus.fire({ state, sessionCost: cost });
+  }
+
+  #notice(level: 'info' | 'error', message: string): void {
+    this.#post({ type: 'notice', level, message });
+  }
+
+  #requireClient(): ArborClient {
+    if (!this.#client || !this.#tracker || this.supervisor.state.status !== 'ready') {
+      throw new Error('The Arbor daemon is not running. Try "Arbor: Restart Daemon".');
+    }
+    return this.#client;
+  }
+}
+
+function workspaceRoot(): string | undefined {
+  return vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
+}

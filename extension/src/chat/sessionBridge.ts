@@ -1,0 +1,132 @@
+/**
+ * SessionBridge: turns a SessionView (the client core's model of one session)
+ * and stored messages into host -> webview messages. No `vscode` import: it is
+ * exercised in Node tests against a real daemon, and its output is recorded as
+ * the event streams the webview tests replay.
+ */
+import type { ExecutionTreeNode, SessionInfo, StoredMessage } from '@arbor/protocol';
+import type { SessionView } from '@arbor/protocol/client';
+import type { HostMessage, TranscriptTurn } from '../shared/messages.js';
+
+type Post = (message: HostMessage) => void;
+interface DisposableLike {
+  dispose(): void;
+}
+
+/** Groups stored messages by turn: the user's text, the answer, its tree. */
+export function transcriptFromStored(messages: readonly StoredMessage[]): TranscriptTurn[] {
+  const turns = new Map<string, TranscriptTurn>();
+  for (const m of messages) {
+    let turn = turns.get(m.turnId);
+    if (!turn) {
+      turn = { turnId: m.turnId, userText: '', texts: [] };
+      turns.set(m.turnId, turn);
+    }
+    if (m.role === 'user') turn.userText = m.content;
+    if (m.role === 'assistant') {
+      const root = m.tree?.nodes.find((n) => n.parentId === null);
+      turn.texts = [{ nodeId: root?.id ?? m.turnId, text: m.content }];
+      if (m.tree) turn.tree = m.tree;
+      turn.status = m.status ?? 'complete';
+      if (m.usage) turn.usage = m.usage;
+      if (root?.cost !== undefined) turn.cost = root.cost;
+    }
+  }
+  return [...turns.values()];
+}
+
+/** The live turn as the view holds it, for a (re)loaded webview. */
+export function liveTurn(view: SessionView, userText: string): TranscriptTurn | undefined {
+  const turnId = view.turnId;
+  if (turnId === undefined) return undefined;
+  const tree = view.tree.toSnapshot();
+  const ids = new Set<string>([turnId, ...tree.nodes.map((n) => n.id)]);
+  const texts = [...ids].map((nodeId) => ({ nodeId, text: view.tree.textOf(nodeId) })).filter((t) => t.text !== '');
+  const turn: TranscriptTurn = { turnId, userText, texts, tree };
+  const ended = view.state === 'idle' ? view.lastStateEvent : undefined;
+  if (ended?.stopReason) {
+    turn.status = ended.stopReason === 'end_turn' ? 'complete' : ended.stopReason;
+    if (ended.usage) turn.usage = ended.usage;
+  }
+  const cost = view.costOf(turnId);
+  if (cost) turn.cost = cost.cost;
+  return turn;
+}
+
+/** The whole-session message: stored turns plus the live one when the store does not hold it yet. */
+export function sessionMessage(
+  session: SessionInfo,
+  stored: readonly StoredMessage[],
+  view: SessionView | undefined,
+  userTexts: ReadonlyMap<string, string>,
+): Extract<HostMessage, { type: 'session' }> {
+  const turns = transcriptFromStored(stored).filter((t) => t.status !== undefined || t.turnId !== view?.turnId);
+  const storedIds = new Set(turns.map((t) => t.turnId));
+  if (view?.turnId !== undefined && !storedIds.has(view.turnId)) {
+    const userText = userTexts.get(view.turnId) ?? stored.find((m) => m.turnId === view.turnId && m.role === 'user')?.content ?? '';
+    const live = liveTurn(view, userText);
+    if (live) turns.push(live);
+  }
+  // A stored turn with no answer (e.g. interrupted before any) still shows the question.
+  for (const t of turns) if (t.status === undefined && t.turnId !== view?.turnId) t.status = 'interrupted';
+  return {
+    type: 'session',
+    sessionId: session.sessionId,
+    title: view?.title ?? session.title,
+    permissionMode: view?.permissionMode ?? session.permissionMode,
+    ...((view?.model ?? session.model) !== undefined && { model: view?.model ?? session.model }),
+    state: view?.state ?? session.state,
+    turns,
+    approvals: view ? view.approvals.pending().map((a) => a.request) : [],
+    plan: view ? [...view.plan] : [],
+    budget: view ? [...view.budgetNotices] : [],
+  };
+}
+
+/**
+ * Forwards a SessionView's events as webview messages. Events of turns the
+ * webview already has from the store (`skipTurns`, replayed after an attach
+ * from seq 0) are not forwarded twice.
+ */
+export function bridgeSessionView(view: SessionView, post: Post, skipTurns: ReadonlySet<string>): DisposableLike {
+  const live = (turnId: string | undefined) => turnId === undefined || !skipTurns.has(turnId);
+  const subs: DisposableLike[] = [
+    view.on('turnStarted', ({ turnId }) => live(turnId) && post({ type: 'turnStarted', turnId })),
+    view.on('tree', ({ turnId, changed }) => {
+      if (!live(turnId)) return;
+      const nodes = changed.map((id) => view.tree.get(id)).filter((n): n is ExecutionTreeNode => n !== undefined);
+      if (nodes.length > 0) post({ type: 'tree', turnId, nodes });
+    }),
+    view.on('text', (p) => live(p.turnId) && post({ type: 'text', turnId: p.turnId, nodeId: p.nodeId, seq: p.seq, text: p.text })),
+    view.on('state', (p) => {
+      if (!live(p.turnId)) return;
+      post({
+        type: 'state',
+        state: p.state,
+        ...(p.turnId !== undefined && { turnId: p.turnId }),
+        ...(p.stopReason !== undefined && { stopReason: p.stopReason }),
+        ...(p.error !== undefined && { error: p.error.message }),
+      });
+    }),
+    view.on('permissionMode', (mode) => post({ type: 'mode', mode })),
+    view.on('plan', (entries) => post({ type: 'plan', entries: [...entries] })),
+    view.on('budget', (notice) => live(notice.turnId) && post({ type: 'budget', notice })),
+    view.on('cost', (p) => live(p.turnId) && post({ type: 'cost', turnId: p.turnId, cost: p.cost, usage: p.usage })),
+    view.on('reset', ({ turnId }) => {
+      if (turnId === undefined || !live(turnId)) return;
+      const nodes = view.tree.toSnapshot().nodes;
+      if (nodes.length > 0) post({ type: 'tree', turnId, nodes });
+    }),
+    view.approvals.on('added', (a) => post({ type: 'approvalAdded', request: a.request })),
+    view.approvals.on('removed', ({ approval, end }) =>
+      post({
+        type: 'approvalRemoved',
+        turnId: approval.request.turnId,
+        toolCallId: approval.request.toolCallId,
+        ...(end.kind === 'resolved' && { outcome: end.outcome }),
+        ...(end.kind === 'resolved' && end.decidedBy !== undefined && { decidedBy: end.decidedBy }),
+      }),
+    ),
+  ];
+  return { dispose: () => subs.forEach((s) => s.dispose()) };
+}

@@ -1,0 +1,100 @@
+/**
+ * Arbor for VS Code: the reference client of the Arbor Agent Protocol.
+ *
+ * Bundled by esbuild to CommonJS (dist/extension.cjs): VS Code loads
+ * extensions with `require`, and the package is `"type": "module"` for the
+ * ESM webview and tests, hence the `.cjs` extension.
+ */
+import * as vscode from 'vscode';
+import { ChatController } from './chat/chatController.js';
+import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chatViewProvider.js';
+import { ApiKeys } from './daemon/apiKeys.js';
+import { DaemonSupervisor } from './daemon/daemonSupervisor.js';
+import { ArborStatusBar } from './status/statusBar.js';
+import { DiffDocuments } from './tools/diffDocuments.js';
+import { EDITOR_TOOLS, EditorTools } from './tools/editorTools.js';
+import { Disposable } from './util/disposable.js';
+
+class ArborExtension extends Disposable {
+  readonly output = this._register(vscode.window.createOutputChannel('Arbor'));
+  readonly apiKeys: ApiKeys;
+  readonly supervisor: DaemonSupervisor;
+  readonly controller: ChatController;
+  readonly chatView: ChatViewProvider;
+
+  constructor(context: vscode.ExtensionContext) {
+    super();
+    this.apiKeys = new ApiKeys(context.secrets);
+    const diffs = this._register(new DiffDocuments());
+    const tools = new EditorTools(diffs);
+    let controller: ChatController | undefined;
+    this.supervisor = this._register(
+      new DaemonSupervisor(
+        context.extensionUri,
+        this.output,
+        async () => ({
+          options: { tools: EDITOR_TOOLS, onToolExecute: (params, token) => tools.execute(params, token) },
+          env: await this.apiKeys.environment(),
+        }),
+        (client) => controller?.setupClient(client),
+      ),
+    );
+    controller = this.controller = this._register(new ChatController(this.supervisor, this.output, diffs, context.workspaceState));
+    this.chatView = this._register(new ChatViewProvider(context.extensionUri, this.controller, this.output));
+    const status = this._register(new ArborStatusBar());
+    this._register(this.controller.onDidChangeStatus((s) => status.update(s)));
+
+    const command = (id: string, run: () => unknown) =>
+      this._register(
+        vscode.commands.registerCommand(id, async () => {
+          try {
+            return await run();
+          } catch (error) {
+            void vscode.window.showErrorMessage(`Arbor: ${(error as Error).message}`);
+            return undefined;
+          }
+        }),
+      );
+    command('arbor.newChat', async () => {
+      await this.chatView.reveal();
+      await this.controller.newChat();
+    });
+    command('arbor.cancel', () => this.controller.cancel());
+    command('arbor.setPermissionMode', () => this.controller.pickMode());
+    command('arbor.setApiKey', async () => {
+      if (await this.apiKeys.prompt()) {
+        const restart = await vscode.window.showInformationMessage('Arbor: the daemon reads API keys at start. Restart it now?', 'Restart Daemon');
+        if (restart) await this.supervisor.restart();
+      }
+    });
+    command('arbor.showLogs', () => this.output.show(true));
+    command('arbor.restartDaemon', () => this.supervisor.restart());
+    // For tests and other extensions: which session the chat shows.
+    command('arbor.internal.currentSession', () => this.controller.currentSessionId);
+
+    this._register(
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration('arbor.daemon') || event.affectsConfiguration('arbor.nodePath') || event.affectsConfiguration('arbor.trace.server')) {
+          void vscode.window.showInformationMessage('Arbor: daemon settings changed. Restart the daemon to apply them?', 'Restart Daemon').then((c) => {
+            if (c) void this.supervisor.restart();
+          });
+        }
+      }),
+    );
+    void this.supervisor.start();
+    void CHAT_VIEW_ID;
+  }
+}
+
+let extension: ArborExtension | undefined;
+
+export function activate(context: vscode.ExtensionContext): { currentSessionId(): string | undefined } {
+  extension = new ArborExtension(context);
+  context.subscriptions.push(extension);
+  return { currentSessionId: () => extension?.controller.currentSessionId };
+}
+
+export async function deactivate(): Promise<void> {
+  await extension?.supervisor.stop();
+  extension = undefined;
+}

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { HostMessage } from '../../src/shared/messages.js';
+import { ChatModel } from '../../webview/model/chatModel.js';
+import { msg, nestedTurn, node } from '../fixtures/builders.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const recording = JSON.parse(readFileSync(join(here, '..', 'fixtures', 'streams', 'nested-subtasks.json'), 'utf8')) as {
+  live: HostMessage[];
+  reload: HostMessage;
+};
+
+function modelOf(...messages: HostMessage[]): ChatModel {
+  const model = new ChatModel();
+  for (const m of messages) model.apply(m);
+  return model;
+}
+
+const outline = (model: ChatModel, turnId: string) => {
+  const turn = model.turns.get(turnId)!;
+  const walk = (id: string): unknown[] => turn.tree.children(id).map((n) => [n.name, n.title, n.status, walk(n.id)]);
+  return turn.tree.roots().map((r) => walk(r.id));
+};
+
+describe('ChatModel (the webview state)', () => {
+  it('builds the same tree and answer from the live stream and from the stored snapshot', () => {
+    const live = modelOf(...recording.live);
+    const reloaded = modelOf(recording.reload);
+    const [turnId] = live.turnOrder;
+    assert.ok(turnId);
+    assert.deepEqual(outline(reloaded, turnId), outline(live, turnId));
+    assert.equal(reloaded.answerOf(reloaded.turns.get(turnId)!), live.answerOf(live.turns.get(turnId)!));
+    assert.equal(live.turns.get(turnId)!.status, 'complete');
+    assert.equal(reloaded.turns.get(turnId)!.status, 'complete');
+  });
+
+  it('records what changed for the renderer, once', () => {
+    const model = modelOf(msg.session());
+    assert.equal(model.takeDirty().all, true);
+    model.apply(msg.turnStarted('t', 'q'));
+    model.apply(msg.tree('t', node('t', null), node('a', 't')));
+    model.apply(msg.tree('t', node('a', 't', { status: 'done' })));
+    model.apply(msg.text('t', 't', 'hello'));
+    const dirty = model.takeDirty();
+    assert.deepEqual(dirty.addedTurns, ['t']);
+    assert.deepEqual([...dirty.nodes.get('t')!], ['t', 'a']);
+    assert.deepEqual([...dirty.texts.get('t')!], ['t']);
+    assert.equal(model.hasChanges, false);
+  });
+
+  it('keeps turn state, cost and budget; session cost is unknown once a price is', () => {
+    const model = modelOf(msg.session(), ...nestedTurn('t1', 1, 1));
+    assert.equal(model.running, false);
+    assert.equal(model.turns.get('t1')!.cost, 0.0123);
+    model.apply(msg.turnStarted('t2', 'again'));
+    model.apply(msg.running('t2'));
+    assert.equal(model.running, true);
+    assert.equal(model.runningTurnId, 't2');
+    model.apply(msg.budget('t2', 'wall_clock_ms', 180000, 180512));
+    model.apply(msg.cost('t2', null));
+    model.apply(msg.ended('t2', 'budget_exceeded'));
+    assert.equal(model.turns.get('t2')!.status, 'budget_exceeded');
+    assert.equal(model.turns.get('t2')!.budget.length, 1);
+    assert.equal(model.sessionCost(), null);
+  });
+
+  it('queues approvals, remembers an answer, and drops one resolved elsewhere', () => {
+    const model = modelOf(msg.session(), msg.approval({ turnId: 't', toolCallId: 'a', nodeId: 'n1' }), msg.approval({ turnId: 't', toolCallId: 'b', nodeId: 'n2' }));
+    assert.equal(model.approvals.size, 2);
+    assert.equal(model.answer('t', 'a', 'allow'), true);
+    assert.equal(model.answer('t', 'a', 'deny'), false, 'answered once');
+    assert.deepEqual(model.awaitingApprovals().map((a) => a.request.toolCallId), ['b']);
+    model.apply(msg.approvalResolved('t', 'b', 'rejected'));
+    model.apply(msg.approval({ turnId: 't', toolCallId: 'a', nodeId: 'n1' }));
+    assert.deepEqual([...model.approvals.values()].map((a) => [a.request.toolCallId, a.answer]), [['a', 'allow']]);
+  });
+
+  it('a session message replaces everything', () => {
+    const model = modelOf(msg.session(), ...nestedTurn('t1', 1, 1), msg.approval({ turnId: 't1', toolCallId: 'x', nodeId: 's0' }));
+    model.apply(msg.session({ sessionId: 'other', permissionMode: 'plan' }));
+    assert.equal(model.turns.size, 0);
+    assert.equal(model.approvals.size, 0);
+    assert.equal(model.mode, 'plan');
+    assert.equal(model.sessionId, 'other');
+  });
+});

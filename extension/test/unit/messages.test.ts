@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { HostMessage, WebviewMessage, parseHostMessage, parseWebviewMessage } from '../../src/shared/messages.js';
+import { msg, nestedTurn, node } from '../fixtures/builders.js';
+
+describe('host <-> webview message schemas', () => {
+  it('accept every message the builders make', () => {
+    for (const m of [...nestedTurn('t', 2, 2), msg.session(), msg.approval({ turnId: 't', toolCallId: 'c', nodeId: 'n' }), msg.budget('t', 'depth', 3, 4)]) {
+      assert.equal(parseHostMessage(m).ok, true, JSON.stringify(m));
+    }
+  });
+
+  it('reject an unknown type and a tree update without nodes', () => {
+    assert.equal(parseHostMessage({ type: 'nope' }).ok, false);
+    assert.equal(parseHostMessage({ type: 'tree', turnId: 't', nodes: [] }).ok, false);
+  });
+
+  it('reject a tree node the protocol would reject', () => {
+    const bad = { type: 'tree', turnId: 't', nodes: [{ ...node('a', null), status: 'exploded' }] };
+    const parsed = parseHostMessage(bad);
+    assert.equal(parsed.ok, false);
+    if (!parsed.ok) assert.match(parsed.error, /status/);
+  });
+
+  it('strip unknown fields (the protocol ignores them too)', () => {
+    const parsed = HostMessage.parse({ type: 'mode', mode: 'plan', extra: 1 });
+    assert.deepEqual(parsed, { type: 'mode', mode: 'plan' });
+  });
+
+  it('validate what the webview sends', () => {
+    assert.equal(parseWebviewMessage({ type: 'send', text: 'hi' }).ok, true);
+    assert.equal(parseWebviewMessage({ type: 'send', text: '' }).ok, false);
+    assert.equal(parseWebviewMessage({ type: 'setMode', mode: 'yolo' }).ok, false);
+    assert.equal(parseWebviewMessage({ type: 'approve', turnId: 't', toolCallId: 'c', decision: 'allowForSession' }).ok, true);
+    assert.equal(parseWebviewMessage({ type: 'approve', turnId: 't', toolCallId: 'c', decision: 'maybe' }).ok, false);
+    assert.equal(parseWebviewMessage('ready').ok, false);
+    assert.deepEqual(WebviewMessage.options.map((o) => o.shape.type.value).sort(), [
+      'approve', 'cancel', 'copy', 'deleteSession', 'newChat', 'ready', 'send', 'setMode', 'setModel', 'showDiff', 'switchSession',
+    ]);
+  });
+});
