@@ -48,6 +48,8 @@ const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }
   'no-fan-out': { check: 'daemon.sessions.events-to-all-attached', mode: 'socket' },
   'echo-version': { check: 'daemon.version.newer-client', mode: 'socket' },
   'accept-bad-root': { check: 'daemon.sessions.invalid-workspace-root', mode: 'socket' },
+  'ignore-script-budgets': { check: 'daemon.testing.set-budgets', mode: 'socket' },
+  'cancel-drops-response': { check: 'daemon.jsonrpc.cancel-still-responds', mode: 'socket' },
 };
 
 const CLIENT_DEFECTS: Record<string, string> = {
@@ -61,6 +63,9 @@ const CLIENT_DEFECTS: Record<string, string> = {
   'unknown-outcome-approves': 'client.approvals.unknown-outcome',
   'tree-replace': 'client.tree.rebuild',
   'ignore-seq-gap': 'client.events.seq-gap-reattach',
+  'ignore-version': 'client.version.unsupported-stops',
+  'budget-ends-turn': 'client.budget.not-turn-end',
+  'apply-duplicates': 'client.events.duplicate-ignored',
 };
 
 async function daemonRun(
@@ -118,6 +123,8 @@ describe('the reference fixtures', () => {
       );
       assert.deepEqual(failing(result), [], explain(result));
       assert.equal(result.report.verdict.exitCode, 0, explain(result));
+      const skipped = result.report.checks.filter((c) => c.status === 'SKIPPED').map((c) => c.id);
+      assert.deepEqual(skipped, []);
     });
   }
 });

@@ -14,6 +14,8 @@ const ext = resolve(here, '..');
 const repo = resolve(ext, '..');
 const production = process.argv.includes('--daemon');
 const require = createRequire(join(ext, 'package.json'));
+/** Install-time helpers of the daemon's runtime packages; never loaded at run time. */
+const INSTALL_ONLY = new Set(['prebuild-install', 'node-gyp', 'node-gyp-build-optional-packages']);
 
 rmSync(join(ext, 'dist'), { recursive: true, force: true });
 mkdirSync(join(ext, 'dist', 'webview'), { recursive: true });
@@ -81,6 +83,8 @@ function copyDaemon() {
     });
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies })) {
+      // Install-time only (better-sqlite3 downloads prebuilt binaries with it); never loaded at run time.
+      if (INSTALL_ONLY.has(dep)) continue;
       if (findPackage(dep, dir)) copy(dep, dir);
     }
   };

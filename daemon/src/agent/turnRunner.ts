@@ -5,6 +5,7 @@
  * the event out to every attached client.
  */
 import type {
+  BudgetKind,
   ExecutionTreeSnapshot,
   NotificationDescriptor,
   ParamsOf,
@@ -38,6 +39,8 @@ export interface TurnRequest {
   model: string | undefined;
   /** A script set through `_arbor/testing/setScript`: the turn uses the scripted provider. */
   script: Script | undefined;
+  /** Limits given with that script (setScript `budgets`): they replace the daemon's for this turn. */
+  budgets?: Partial<Record<BudgetKind, number>>;
   /** Read at call time: the mode may change while the turn runs. */
   permissionMode: () => PermissionMode;
   history: readonly HistoryMessage[];

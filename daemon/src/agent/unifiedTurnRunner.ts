@@ -4,7 +4,7 @@
  * ends the turn: open nodes closed, `cost/summary` sent, snapshot returned.
  */
 import { setMaxListeners } from 'node:events';
-import { Methods, type NodeStatus, type StopReason } from '@arbor/protocol';
+import { Methods, type BudgetKind, type NodeStatus, type StopReason } from '@arbor/protocol';
 import { ModelRefError } from '../providers/modelRef.js';
 import { ProviderError, type Provider } from '../providers/provider.js';
 import { resolveProvider, type ProviderFactory } from '../providers/index.js';
@@ -54,6 +54,7 @@ export class UnifiedTurnRunner implements TurnRunner {
   async run(request: TurnRequest): Promise<TurnResult> {
     const { options } = this;
     const { turnId } = request;
+    const limits = withScriptBudgets(options.budgets, request.budgets);
     const events = new TurnEvents(request.events, turnId, options.chunkCoalesceMs);
     const tree = new ExecutionTree(turnId, (nodes) =>
       events.emit(Methods.TreeUpdate, { turnId, nodes }),
@@ -67,7 +68,7 @@ export class UnifiedTurnRunner implements TurnRunner {
     if (request.signal.aborted) onCancel();
     else request.signal.addEventListener('abort', onCancel, { once: true });
 
-    const budget = new TurnBudget(options.budgets, (exceeded) => {
+    const budget = new TurnBudget(limits, (exceeded) => {
       events.emit(Methods.BudgetExceeded, {
         turnId,
         kind: exceeded.kind,
@@ -89,7 +90,7 @@ export class UnifiedTurnRunner implements TurnRunner {
             // reported through onExceeded
           }
         },
-        Math.max(1, options.budgets.maxWallClockMs - budget.elapsedMs + 1),
+        Math.max(1, limits.maxWallClockMs - budget.elapsedMs + 1),
       );
     };
     armWallClock();
@@ -139,7 +140,7 @@ export class UnifiedTurnRunner implements TurnRunner {
         depth: 0,
         system: rootSystemPrompt({
           hasTools: belt.tools.length > 0,
-          canSpawn: belt.get(RUN_SUBTASK) !== undefined && options.budgets.maxDepth > 0,
+          canSpawn: belt.get(RUN_SUBTASK) !== undefined && limits.maxDepth > 0,
         }),
         messages: [
           ...request.history.map((message) => ({ role: message.role, content: message.content })),
@@ -190,6 +191,30 @@ export class UnifiedTurnRunner implements TurnRunner {
       ...(error === undefined ? {} : { error }),
     };
   }
+}
+
+/** Which limit each budget kind of setScript `budgets` replaces (appendix-scripted-provider.md#set-script). */
+const LIMIT_OF_KIND: Record<BudgetKind, keyof BudgetLimits> = {
+  depth: 'maxDepth',
+  iterations: 'maxIterationsPerLevel',
+  parallel: 'maxParallel',
+  subtasks: 'maxSubtasks',
+  llm_calls: 'maxLlmCalls',
+  tool_calls: 'maxToolCalls',
+  wall_clock_ms: 'maxWallClockMs',
+  tool_result_bytes: 'maxToolResultBytes',
+  history_tokens: 'maxHistoryTokens',
+};
+
+function withScriptBudgets(
+  limits: BudgetLimits,
+  budgets: Partial<Record<BudgetKind, number>> | undefined,
+): BudgetLimits {
+  if (!budgets) return limits;
+  const replaced = { ...limits };
+  for (const [kind, limit] of Object.entries(budgets) as [BudgetKind, number | undefined][])
+    if (limit !== undefined) replaced[LIMIT_OF_KIND[kind]] = limit;
+  return replaced;
 }
 
 /** The session's tools never shadow the daemon's own (their name wins). */

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import {
   Methods,
   type AttachRole,
+  type BudgetKind,
   type ExecutionTreeNode,
   type ExecutionTreeSnapshot,
   type ModelCost,
@@ -76,6 +77,8 @@ const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0 };
 export class Session {
   readonly bus: EventBus;
   script: Script | undefined;
+  /** Limits set with the script (setScript `budgets`); they go with it to each turn. */
+  scriptBudgets: Partial<Record<BudgetKind, number>> | undefined;
   private readonly roles = new Map<string, AttachRole>();
   /** The session's row as last read from the store; `state` is live and kept here. */
   private info: SessionInfo;
@@ -145,7 +148,8 @@ export class Session {
     const peer = asClientPeer(subscriber);
     if (peer) this.peers.set(peer.clientId, peer);
     // A controller that re-attaches as observer keeps no say in pending approvals.
-    if (role !== 'controller') this.approvals.controllerLeft({ clientId: subscriber.clientId, isClosed: false });
+    if (role !== 'controller')
+      this.approvals.controllerLeft({ clientId: subscriber.clientId, isClosed: false });
     const subscription = this.bus.subscribe(subscriber, sinceSeq);
     const outcome: AttachOutcome = {
       role,
@@ -154,7 +158,12 @@ export class Session {
       release: () => {
         subscription.release();
         // After the attach response and the replay: pending approvals again (approvals.md#approval-resend).
-        if (peer && role === 'controller' && peer.capabilities.approvals !== undefined && this.roles.get(peer.clientId) === 'controller')
+        if (
+          peer &&
+          role === 'controller' &&
+          peer.capabilities.approvals !== undefined &&
+          this.roles.get(peer.clientId) === 'controller'
+        )
           this.approvals.controllerAttached(peer);
       },
     };
@@ -181,7 +190,7 @@ export class Session {
   }
 
   setPermissionMode(clientId: string, mode: PermissionMode): PermissionMode {
-    this.requireController(clientId, 'session/setPermissionMode');
+    this.requireController(clientId, Methods.SessionSetPermissionMode.method);
     if (this.info.permissionMode !== mode) {
       this.refresh(this.deps.store.updateSession(this.id, { permissionMode: mode }));
     }
@@ -197,7 +206,7 @@ export class Session {
    * returns `begin`, to be called after the `{turnId}` response is sent.
    */
   startTurn(clientId: string, text: string): { turnId: string; begin: () => void } {
-    this.requireController(clientId, 'chat/send');
+    this.requireController(clientId, Methods.ChatSend.method);
     if (this.running) throw rpcErrors.turnInProgress(this.running.turnId);
     const turnId = `turn_${randomUUID()}`;
     const { store } = this.deps;
@@ -216,7 +225,7 @@ export class Session {
 
   /** false: no matching turn was running. */
   cancelTurn(clientId: string, turnId: string | undefined): boolean {
-    this.requireController(clientId, 'chat/cancel');
+    this.requireController(clientId, Methods.ChatCancel.method);
     const running = this.running;
     if (!running || (turnId !== undefined && turnId !== running.turnId)) return false;
     running.abort.abort();
@@ -313,6 +322,7 @@ export class Session {
         workspaceRoot: this.info.workspaceRoot,
         model: this.info.model,
         script: this.script,
+        ...(this.scriptBudgets && { budgets: this.scriptBudgets }),
         permissionMode: () => this.info.permissionMode,
         history,
         ...(this.deps.toolsets && {

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import type { ParamsOf, ResultOf, Script, SessionInfo } from '@arbor/protocol';
+import type { BudgetKind, ParamsOf, ResultOf, Script, SessionInfo } from '@arbor/protocol';
 import { Methods } from '@arbor/protocol';
 import { rpcErrors } from '../rpcError.js';
 import { StoreError } from '../store/storeError.js';
@@ -23,6 +23,8 @@ export class SessionManager {
   private readonly live = new Map<string, Session>();
   /** Script set by `_arbor/testing/setScript` without a sessionId. */
   defaultScript: Script | undefined;
+  /** The budgets set with that script. */
+  defaultScriptBudgets: Partial<Record<BudgetKind, number>> | undefined;
   private lastIdTime = 0;
   private idCounter = 0;
 
@@ -52,6 +54,7 @@ export class SessionManager {
     });
     const session = new Session(stored, this.deps);
     session.script = this.defaultScript;
+    session.scriptBudgets = this.defaultScriptBudgets;
     this.live.set(session.id, session);
     return session;
   }

@@ -42,6 +42,8 @@ export class ChatView {
   readonly #cost: HTMLElement;
   #focusRequests = 0;
   #lastAnnounced = '';
+  /** Follow new output while the user is at the bottom; tracked on scroll so frames never measure layout first. */
+  #pinned = true;
 
   constructor(
     private readonly model: ChatModel,
@@ -143,6 +145,7 @@ export class ChatView {
       this.#live,
       form,
     );
+    this.#transcript.addEventListener('scroll', () => (this.#pinned = this.#nearBottom()), { passive: true });
     // One listener for every copy button, present and future.
     this.root.addEventListener('click', (event) => {
       const button = (event.target as Element).closest?.('.copy-code');
@@ -162,7 +165,6 @@ export class ChatView {
   }
 
   render(dirty: Dirty): void {
-    const pinned = this.#nearBottom();
     if (dirty.all) this.#redrawAll();
     else {
       for (const turnId of dirty.addedTurns) this.#addTurn(turnId);
@@ -174,7 +176,9 @@ export class ChatView {
     if (dirty.all || dirty.plan) this.#renderPlan();
     if (dirty.all || dirty.chrome || dirty.turnMeta.size > 0) this.#renderChrome();
     this.#empty.hidden = this.model.turnOrder.length > 0;
-    if (pinned) this.#transcript.scrollTop = this.#transcript.scrollHeight;
+    if (this.#pinned && (dirty.all || dirty.addedTurns.length > 0 || dirty.nodes.size > 0 || dirty.texts.size > 0 || dirty.approvals)) {
+      this.#transcript.scrollTop = this.#transcript.scrollHeight;
+    }
   }
 
   // ---- transcript -------------------------------------------------------

@@ -13,8 +13,15 @@ export function registerTestingMethods(
   sessions: SessionManager,
 ): void {
   router.onRequest(Methods.SetScript, (params) => {
-    if (params.sessionId === undefined) sessions.defaultScript = params.script;
-    else sessions.get(params.sessionId).script = params.script;
+    // The budgets go with the script: a later setScript without them restores the daemon's limits.
+    if (params.sessionId === undefined) {
+      sessions.defaultScript = params.script;
+      sessions.defaultScriptBudgets = params.budgets;
+    } else {
+      const session = sessions.get(params.sessionId);
+      session.script = params.script;
+      session.scriptBudgets = params.budgets;
+    }
     return {};
   });
 }

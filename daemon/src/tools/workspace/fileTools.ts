@@ -36,7 +36,8 @@ async function guarded(run: () => ToolOutput | Promise<ToolOutput>): Promise<Too
     const e = caught as NodeJS.ErrnoException;
     if (e.code === 'ENOENT') return error(`not found: ${e.path ?? ''}`.trim());
     if (e.code === 'EISDIR') return error('that path is a directory');
-    if (e.code === 'ENOTDIR') return error('a component of that path is not a directory');
+    if (e.code === 'ENOTDIR' || e.code === 'EEXIST')
+      return error('a component of that path is a file, not a directory');
     if (e.code === 'EACCES' || e.code === 'EPERM') return error('permission denied by the file system');
     throw caught;
   }

@@ -1,0 +1,313 @@
+/**
+ * A daemon in one process with the real agent, the permission gate, the
+ * workspace tools and the approval broker, and protocol clients over
+ * PassThrough pairs that can answer `tool/approvalRequest` and `tool/execute`.
+ */
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type CancellationToken,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
+import {
+  Methods,
+  type ClientCapabilities,
+  type ClientToolDeclaration,
+  type NotificationDescriptor,
+  type PermissionMode,
+  type Script,
+} from '@arbor/protocol';
+import { DEFAULT_BUDGET_LIMITS } from '../../src/agent/budgetLimits.js';
+import { createTurnRunner } from '../../src/agent/index.js';
+import { silentLogger } from '../../src/logging/logger.js';
+import { createPermissionGate } from '../../src/permissions/permissionGate.js';
+import { ScriptedProvider } from '../../src/providers/scripted.js';
+import { ClientConnection } from '../../src/server/clientConnection.js';
+import { clientIdAllocator, type DaemonContext } from '../../src/server/daemonContext.js';
+import { buildRouter } from '../../src/server/handlers/index.js';
+import { SessionManager } from '../../src/session/sessionManager.js';
+import { openStore, EVENT_RETENTION, type Store } from '../../src/store/index.js';
+import type { Tool } from '../../src/tools/tool.js';
+import { SessionToolsets } from '../../src/tools/toolset.js';
+import { RecordingProvider } from '../agent/harness.js';
+
+export interface Received {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+export interface ApprovalAsk {
+  params: Record<string, unknown>;
+  token: CancellationToken;
+  /** Resolves the request with this result (or rejects with an error response). */
+  answer(result: unknown): void;
+  fail(message: string): void;
+  cancelled: Promise<void>;
+}
+
+export interface PermClient {
+  clientId: string;
+  rpc: MessageConnection;
+  events: Received[];
+  asks: ApprovalAsk[];
+  executes: ApprovalAsk[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  request<D extends { method: string }>(descriptor: D, params?: unknown): Promise<any>;
+  eventsOf(descriptor: NotificationDescriptor): Record<string, unknown>[];
+  /** Every message in arrival order (events, requests), for ordering checks. */
+  log: string[];
+  close(): void;
+}
+
+export interface ClientOptions {
+  capabilities?: ClientCapabilities;
+  tools?: ClientToolDeclaration[];
+  /** Answers every approval request at once with this result. */
+  autoAnswer?: unknown;
+  /** Answers every tool/execute with this. */
+  onExecute?: (params: Record<string, unknown>, token: CancellationToken) => unknown;
+}
+
+export interface PermDaemon {
+  store: Store;
+  dataDir: string;
+  provider: RecordingProvider;
+  sessions: SessionManager;
+  toolsets: SessionToolsets;
+  connect(options?: ClientOptions): Promise<PermClient>;
+  close(): Promise<void>;
+}
+
+export function tempDir(prefix = 'arbor-ws-'): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+export function permDaemon(
+  script: Script,
+  options: {
+    alwaysAsk?: string[];
+    approvalTimeoutMs?: number;
+    extraTools?: Tool[];
+    watch?: boolean;
+  } = {},
+): PermDaemon {
+  const dataDir = tempDir('arbor-data-');
+  const store = openStore(dataDir);
+  const provider = new RecordingProvider(new ScriptedProvider(script));
+  const runner = createTurnRunner({
+    budgets: DEFAULT_BUDGET_LIMITS,
+    defaultModel: undefined,
+    scriptPath: undefined,
+    log: () => undefined,
+    provider,
+    tools: options.extraTools ?? [],
+    gate: createPermissionGate({ alwaysAsk: options.alwaysAsk ?? [], dataDir }),
+    chunkCoalesceMs: 0,
+  });
+  const toolsets = new SessionToolsets({ watch: options.watch ?? false });
+  const sessions = new SessionManager({
+    store,
+    turnRunner: () => Promise.resolve(runner),
+    toolsets,
+    approvalTimeoutMs: options.approvalTimeoutMs ?? 600_000,
+    log: silentLogger,
+    maxHistoryTokens: DEFAULT_BUDGET_LIMITS.maxHistoryTokens,
+  });
+  const context: DaemonContext = {
+    sessions,
+    log: silentLogger,
+    maxMessageBytes: 8 * 1024 * 1024,
+    replayRetention: EVENT_RETENTION,
+    testing: true,
+    daemonVersion: '0.0.0-test',
+    nextClientId: clientIdAllocator(),
+  };
+  const router = buildRouter(context);
+  const clients: PermClient[] = [];
+  return {
+    store,
+    dataDir,
+    provider,
+    sessions,
+    toolsets,
+    async close() {
+      for (const client of clients) client.close();
+      await toolsets.closeAll();
+      store.close();
+    },
+    async connect(clientOptions: ClientOptions = {}) {
+      const toDaemon = new PassThrough();
+      const fromDaemon = new PassThrough();
+      const server = new ClientConnection({
+        input: toDaemon,
+        output: fromDaemon,
+        context,
+        router,
+        onClosed: () => undefined,
+      });
+      server.start();
+      const rpc = createMessageConnection(
+        new StreamMessageReader(fromDaemon),
+        new StreamMessageWriter(toDaemon),
+      );
+      const events: Received[] = [];
+      const log: string[] = [];
+      const asks: ApprovalAsk[] = [];
+      const executes: ApprovalAsk[] = [];
+      rpc.onNotification((method, params) => {
+        events.push({ method, params: params as Record<string, unknown> });
+        const p = params as Record<string, unknown>;
+        log.push(method === Methods.SessionState.method ? `${method}:${String(p['state'])}` : method);
+      });
+      const pendingRequest = (
+        list: ApprovalAsk[],
+        params: unknown,
+        token: CancellationToken,
+      ): Promise<unknown> =>
+        new Promise((resolve, reject) => {
+          let onCancelled!: () => void;
+          const cancelled = new Promise<void>((r) => (onCancelled = r));
+          token.onCancellationRequested(() => onCancelled());
+          list.push({
+            params: params as Record<string, unknown>,
+            token,
+            answer: resolve,
+            fail: (message) => reject(new Error(message)),
+            cancelled,
+          });
+        });
+      rpc.onRequest(Methods.ApprovalRequest.method, (params, token) => {
+        log.push(Methods.ApprovalRequest.method);
+        if (clientOptions.autoAnswer !== undefined) {
+          asks.push({
+            params: params as Record<string, unknown>,
+            token,
+            answer: () => undefined,
+            fail: () => undefined,
+            cancelled: new Promise(() => undefined),
+          });
+          return clientOptions.autoAnswer;
+        }
+        return pendingRequest(asks, params, token);
+      });
+      rpc.onRequest(Methods.ToolExecute.method, (params, token) => {
+        log.push(Methods.ToolExecute.method);
+        if (clientOptions.onExecute) {
+          executes.push({
+            params: params as Record<string, unknown>,
+            token,
+            answer: () => undefined,
+            fail: () => undefined,
+            cancelled: new Promise(() => undefined),
+          });
+          return clientOptions.onExecute(params as Record<string, unknown>, token);
+        }
+        return pendingRequest(executes, params, token);
+      });
+      rpc.listen();
+      const init = (await rpc.sendRequest(Methods.Initialize.method, {
+        capabilities: clientOptions.capabilities ?? { approvals: {} },
+        ...(clientOptions.tools && { tools: clientOptions.tools }),
+      })) as { clientId: string };
+      rpc.sendNotification(Methods.Initialized.method, {});
+      const client: PermClient = {
+        clientId: init.clientId,
+        rpc,
+        events,
+        asks,
+        executes,
+        log,
+        request: (descriptor, params) =>
+          params === undefined
+            ? rpc.sendRequest(descriptor.method)
+            : rpc.sendRequest(descriptor.method, params),
+        eventsOf: (descriptor) =>
+          events.filter((e) => e.method === descriptor.method).map((e) => e.params),
+        close: () => {
+          rpc.dispose();
+          toDaemon.end();
+        },
+      };
+      clients.push(client);
+      return client;
+    },
+  };
+}
+
+export async function newSession(
+  client: PermClient,
+  workspaceRoot: string,
+  permissionMode: PermissionMode = 'default',
+  chatContext: 'thread' | 'editor' = 'thread',
+): Promise<string> {
+  const info = (await client.request(Methods.SessionNew, {
+    workspaceRoot,
+    permissionMode,
+    chatContext: { kind: chatContext },
+  })) as { sessionId: string };
+  return info.sessionId;
+}
+
+export async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** Waits for the turn's final `session/state` idle and returns its params. */
+export async function turnEnd(client: PermClient, turnId: string): Promise<Record<string, unknown>> {
+  let found: Record<string, unknown> | undefined;
+  await until(() => {
+    found = client
+      .eventsOf(Methods.SessionState)
+      .find((p) => p['turnId'] === turnId && p['state'] === 'idle');
+    return found !== undefined;
+  });
+  return found!;
+}
+
+export async function send(client: PermClient, sessionId: string, text: string): Promise<string> {
+  const { turnId } = (await client.request(Methods.ChatSend, { sessionId, text })) as {
+    turnId: string;
+  };
+  return turnId;
+}
+
+/** The tree nodes of a session's turns as clients saw them (tree/update folded). */
+export function treeNodes(client: PermClient): Map<string, Record<string, unknown>> {
+  const nodes = new Map<string, Record<string, unknown>>();
+  for (const update of client.eventsOf(Methods.TreeUpdate)) {
+    for (const node of update['nodes'] as Record<string, unknown>[]) {
+      nodes.set(node['id'] as string, { ...nodes.get(node['id'] as string), ...node });
+    }
+  }
+  return nodes;
+}
+
+export function toolNodes(client: PermClient, name?: string): Record<string, unknown>[] {
+  return [...treeNodes(client).values()].filter(
+    (n) => n['kind'] === 'tool' && (name === undefined || n['name'] === name),
+  );
+}
+
+/** Tool results the model received, in order, across all of its requests. */
+export function toolResults(
+  provider: RecordingProvider,
+): { name: string; content: string; isError?: boolean; metadata?: { approval?: string } }[] {
+  const last = provider.requests[provider.requests.length - 1];
+  const seen = new Map<string, { name: string; content: string; isError?: boolean; metadata?: { approval?: string } }>();
+  for (const request of provider.requests) {
+    for (const message of request.messages) {
+      if (message.role === 'tool') seen.set(`${message.toolCallId}:${message.name}:${request.system.length}`, message);
+    }
+  }
+  void last;
+  return [...seen.values()];
+}
