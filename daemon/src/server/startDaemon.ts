@@ -105,6 +105,7 @@ function lazyAgent({ config, log }: DaemonOptions): {
           budgets: config.budgets,
           defaultModel: config.model,
           scriptPath: config.script,
+          providers: config.providers,
           log: (level, message) => log.log(level, `agent: ${message}`),
           gate: permissions.createPermissionGate({
             alwaysAsk: config.alwaysAsk,

@@ -67,9 +67,10 @@ export class CardView {
   /** Header and, when built, body previews. */
   update(node: ExecutionTreeNode, childCount: number): void {
     const name = STATUS_ICON[node.status];
+    // Only top-level cards spin: hundreds of animated icons cost more than the rest of the view together.
     if (name !== this.#iconName) {
       this.#iconName = name;
-      this.#statusIcon.replaceChildren(icon(name, undefined, node.status === 'running'));
+      this.#statusIcon.replaceChildren(icon(name, undefined, node.status === 'running' && node.depth === 0));
     }
     const label = nodeLabel(node);
     setText(this.#label, label);
