@@ -12,12 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CheckResult } from '../src/checks/results.js';
 import { timeouts } from '../src/harness/connection.js';
-import {
-  makeTempDir,
-  removeDir,
-  spawnCommand,
-  waitForSocket,
-} from '../src/harness/process.js';
+import { makeTempDir, removeDir, spawnCommand, waitForSocket } from '../src/harness/process.js';
 import { runClientSuite, runDaemonSuite, type SuiteResult } from '../src/suite.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));

@@ -5,6 +5,7 @@
 import { coldStartBenchmark } from './coldStart.js';
 import { benchParallelSubtasks } from './parallelSubtasks.js';
 import { storeBenchmark } from './store.js';
+import { watcherBenchmark } from './watcher.js';
 
 await coldStartBenchmark();
 
@@ -15,3 +16,5 @@ console.log(
 );
 
 storeBenchmark();
+
+watcherBenchmark();

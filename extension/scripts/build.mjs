@@ -1,3 +1,4 @@
+/* global process, console */
 // Builds the extension: the host bundle (CommonJS, see src/extension.ts for why),
 // the webview bundle (an IIFE for the browser) and its static assets.
 //   node scripts/build.mjs            development build (sourcemaps)
@@ -65,7 +66,10 @@ function copyDaemon() {
   }
   const out = join(ext, 'dist', 'daemon');
   cpSync(bundle, out, { recursive: true });
-  writeFileSync(join(out, 'package.json'), JSON.stringify({ name: 'arbor-daemon-bundle', private: true, type: 'module' }, null, 2));
+  writeFileSync(
+    join(out, 'package.json'),
+    JSON.stringify({ name: 'arbor-daemon-bundle', private: true, type: 'module' }, null, 2),
+  );
   const daemonPkg = JSON.parse(readFileSync(join(repo, 'daemon', 'package.json'), 'utf8'));
   const bundleScript = daemonPkg.scripts.bundle;
   const externals = [...bundleScript.matchAll(/--external:([^\s"]+)/g)].map((m) => m[1]);
@@ -79,7 +83,10 @@ function copyDaemon() {
       recursive: true,
       dereference: true,
       // Sources and build intermediates of native addons are not needed at run time.
-      filter: (src) => !/[\\/](deps|src|test|docs|node_modules)([\\/]|$)/.test(src.slice(dir.length)) && !/\.(ts|map|md)$/.test(src.replace(/\.d\.ts$/, '.ts')) || src === dir,
+      filter: (src) =>
+        (!/[\\/](deps|src|test|docs|node_modules)([\\/]|$)/.test(src.slice(dir.length)) &&
+          !/\.(ts|map|md)$/.test(src.replace(/\.d\.ts$/, '.ts'))) ||
+        src === dir,
     });
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies })) {

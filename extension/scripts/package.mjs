@@ -1,3 +1,4 @@
+/* global process, console */
 // Packages dist/ into a .vsix with @vscode/vsce. Offline: --no-dependencies
 // (everything the extension runs is bundled in dist/, the daemon's runtime
 // packages included).
@@ -12,5 +13,9 @@ const { version, name } = JSON.parse(readFileSync(join(ext, 'package.json'), 'ut
 const require = createRequire(join(ext, 'package.json'));
 const vsce = join(dirname(require.resolve('@vscode/vsce/package.json')), 'vsce');
 const out = join(ext, `${name}-${version}.vsix`);
-execFileSync(process.execPath, [vsce, 'package', '--no-dependencies', '--skip-license', '-o', out], { cwd: ext, stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [vsce, 'package', '--no-dependencies', '--skip-license', '-o', out],
+  { cwd: ext, stdio: 'inherit' },
+);
 console.log(`packaged ${out}`);

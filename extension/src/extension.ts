@@ -27,20 +27,27 @@ class ArborExtension extends Disposable {
     this.apiKeys = new ApiKeys(context.secrets);
     const diffs = this._register(new DiffDocuments());
     const tools = new EditorTools(diffs);
-    let controller: ChatController | undefined;
     this.supervisor = this._register(
       new DaemonSupervisor(
         context.extensionUri,
         this.output,
         async () => ({
-          options: { tools: EDITOR_TOOLS, onToolExecute: (params, token) => tools.execute(params, token) },
+          options: {
+            tools: EDITOR_TOOLS,
+            onToolExecute: (params, token) => tools.execute(params, token),
+          },
           env: await this.apiKeys.environment(),
         }),
-        (client) => controller?.setupClient(client),
+        // Runs inside start(), after the controller below exists.
+        (client) => this.controller.setupClient(client),
       ),
     );
-    controller = this.controller = this._register(new ChatController(this.supervisor, this.output, diffs, context.workspaceState));
-    this.chatView = this._register(new ChatViewProvider(context.extensionUri, this.controller, this.output));
+    this.controller = this._register(
+      new ChatController(this.supervisor, this.output, diffs, context.workspaceState),
+    );
+    this.chatView = this._register(
+      new ChatViewProvider(context.extensionUri, this.controller, this.output),
+    );
     const status = this._register(new ArborStatusBar());
     this._register(this.controller.onDidChangeStatus((s) => status.update(s)));
 
@@ -63,7 +70,10 @@ class ArborExtension extends Disposable {
     command('arbor.setPermissionMode', () => this.controller.pickMode());
     command('arbor.setApiKey', async () => {
       if (await this.apiKeys.prompt()) {
-        const restart = await vscode.window.showInformationMessage('Arbor: the daemon reads API keys at start. Restart it now?', 'Restart Daemon');
+        const restart = await vscode.window.showInformationMessage(
+          'Arbor: the daemon reads API keys at start. Restart it now?',
+          'Restart Daemon',
+        );
         if (restart) await this.supervisor.restart();
       }
     });
@@ -74,10 +84,19 @@ class ArborExtension extends Disposable {
 
     this._register(
       vscode.workspace.onDidChangeConfiguration((event) => {
-        if (event.affectsConfiguration('arbor.daemon') || event.affectsConfiguration('arbor.nodePath') || event.affectsConfiguration('arbor.trace.server')) {
-          void vscode.window.showInformationMessage('Arbor: daemon settings changed. Restart the daemon to apply them?', 'Restart Daemon').then((c) => {
-            if (c) void this.supervisor.restart();
-          });
+        if (
+          event.affectsConfiguration('arbor.daemon') ||
+          event.affectsConfiguration('arbor.nodePath') ||
+          event.affectsConfiguration('arbor.trace.server')
+        ) {
+          void vscode.window
+            .showInformationMessage(
+              'Arbor: daemon settings changed. Restart the daemon to apply them?',
+              'Restart Daemon',
+            )
+            .then((c) => {
+              if (c) void this.supervisor.restart();
+            });
         }
       }),
     );
@@ -88,7 +107,9 @@ class ArborExtension extends Disposable {
 
 let extension: ArborExtension | undefined;
 
-export function activate(context: vscode.ExtensionContext): { currentSessionId(): string | undefined } {
+export function activate(context: vscode.ExtensionContext): {
+  currentSessionId(): string | undefined;
+} {
   extension = new ArborExtension(context);
   context.subscriptions.push(extension);
   return { currentSessionId: () => extension?.controller.currentSessionId };

@@ -176,8 +176,8 @@ describe('workspace tools', function () {
     it('the watcher catches an edit that keeps size and mtime', async () => {
       const file = join(ws, 't.txt');
       writeFileSync(file, 'aaaa');
-      await workspace.guard.ready();
       await call('read_file', { path: 't.txt' });
+      await workspace.guard.ready();
       const before = statSync(file);
       writeFileSync(file, 'bbbb');
       utimesSync(file, before.atime, before.mtime);

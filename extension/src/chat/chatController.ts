@@ -6,7 +6,12 @@
  */
 import * as vscode from 'vscode';
 import { Methods, type PermissionMode, type SessionInfo } from '@arbor/protocol';
-import { SessionTracker, approvalKey, type ArborClient, type SessionView } from '@arbor/protocol/client';
+import {
+  SessionTracker,
+  approvalKey,
+  type ArborClient,
+  type SessionView,
+} from '@arbor/protocol/client';
 import { readSettings } from '../config.js';
 import type { ConnectionState, DaemonSupervisor } from '../daemon/daemonSupervisor.js';
 import type { HostMessage, WebviewMessage } from '../shared/messages.js';
@@ -84,7 +89,9 @@ export class ChatController extends Disposable {
           return;
         }
         case 'showDiff': {
-          const approval = this.#view?.approvals.pending().find((a) => a.key === approvalKey(message));
+          const approval = this.#view?.approvals
+            .pending()
+            .find((a) => a.key === approvalKey(message));
           if (!approval) return;
           const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
           return await this.diffs.showProposed(approval.request.args, folders);
@@ -127,7 +134,10 @@ export class ChatController extends Disposable {
 
   async setMode(mode: PermissionMode): Promise<void> {
     if (!this.#client || !this.#sessionId) return;
-    const result = await this.#client.request(Methods.SessionSetPermissionMode, { sessionId: this.#sessionId, mode });
+    const result = await this.#client.request(Methods.SessionSetPermissionMode, {
+      sessionId: this.#sessionId,
+      mode,
+    });
     this.#post({ type: 'mode', mode: result.mode });
   }
 
@@ -136,9 +146,21 @@ export class ChatController extends Disposable {
     const current = this.#view?.permissionMode;
     const pick = await vscode.window.showQuickPick(
       [
-        { label: 'Plan', mode: 'plan' as const, detail: 'Only read tools run; everything else is blocked.' },
-        { label: 'Default', mode: 'default' as const, detail: 'Tools that write, execute or reach out ask first.' },
-        { label: 'Auto', mode: 'auto' as const, detail: 'All tools run (except always-ask tools).' },
+        {
+          label: 'Plan',
+          mode: 'plan' as const,
+          detail: 'Only read tools run; everything else is blocked.',
+        },
+        {
+          label: 'Default',
+          mode: 'default' as const,
+          detail: 'Tools that write, execute or reach out ask first.',
+        },
+        {
+          label: 'Auto',
+          mode: 'auto' as const,
+          detail: 'All tools run (except always-ask tools).',
+        },
       ].map((item) => ({ ...item, description: item.mode === current ? 'current' : '' })),
       { title: 'Arbor: Set Permission Mode' },
     );
@@ -146,7 +168,7 @@ export class ChatController extends Disposable {
   }
 
   async newChat(model?: string): Promise<void> {
-    const client = this.#requireClient();
+    this.#requireClient();
     // An empty current chat is reused, unless a different model is asked for.
     if (this.#sessionId && this.#turnCount === 0 && model === undefined) {
       this.#post({ type: 'focusComposer' });
@@ -158,14 +180,14 @@ export class ChatController extends Disposable {
       return;
     }
     const settings = readSettings();
-    const chosenModel = model ?? this.memento.get<string>('arbor.model') ?? (settings.model || undefined);
+    const chosenModel =
+      model ?? this.memento.get<string>('arbor.model') ?? (settings.model || undefined);
     const { session, view } = await this.#tracker!.create({
       workspaceRoot: root,
       permissionMode: this.#view?.permissionMode ?? settings.permissionMode,
       chatContext: { kind: 'editor' },
       ...(chosenModel && { model: chosenModel }),
     });
-    void client;
     await this.#show(session, view, []);
     await this.#refreshSessions();
     this.#post({ type: 'focusComposer' });
@@ -185,7 +207,11 @@ export class ChatController extends Disposable {
 
   async deleteSession(sessionId: string): Promise<void> {
     const client = this.#requireClient();
-    const answer = await vscode.window.showWarningMessage('Delete this chat? This cannot be undone.', { modal: true }, 'Delete');
+    const answer = await vscode.window.showWarningMessage(
+      'Delete this chat? This cannot be undone.',
+      { modal: true },
+      'Delete',
+    );
     if (answer !== 'Delete') return;
     this.#tracker!.forget(sessionId);
     await client.request(Methods.SessionDelete, { sessionId });
@@ -201,7 +227,11 @@ export class ChatController extends Disposable {
   // ---- connection -------------------------------------------------------
 
   #onConnectionState(state: ConnectionState): void {
-    this.#post({ type: 'connection', status: state.status, ...(state.message !== undefined && { message: state.message }) });
+    this.#post({
+      type: 'connection',
+      status: state.status,
+      ...(state.message !== undefined && { message: state.message }),
+    });
     if (state.status !== 'ready') {
       this.#unbind();
       this.#emitStatus();
@@ -227,7 +257,10 @@ export class ChatController extends Disposable {
       this.#post({ type: 'noSession', reason: 'Open a folder to chat with Arbor about it.' });
       return;
     }
-    const { sessions } = await this.#client!.request(Methods.SessionList, { workspaceRoot: root, limit: 1 });
+    const { sessions } = await this.#client!.request(Methods.SessionList, {
+      workspaceRoot: root,
+      limit: 1,
+    });
     const recent = sessions[0];
     if (recent) await this.openSession(recent.sessionId);
     else {
@@ -236,7 +269,11 @@ export class ChatController extends Disposable {
     }
   }
 
-  async #show(session: SessionInfo, view: SessionView, stored: Parameters<typeof sessionMessage>[1]): Promise<void> {
+  async #show(
+    session: SessionInfo,
+    view: SessionView,
+    stored: Parameters<typeof sessionMessage>[1],
+  ): Promise<void> {
     this.#unbind();
     this.#sessionId = session.sessionId;
     this.#session = session;
@@ -245,7 +282,9 @@ export class ChatController extends Disposable {
     const message = sessionMessage(session, stored, view, this.#userTexts);
     this.#costs.clear();
     for (const t of message.turns) if (t.cost !== undefined) this.#costs.set(t.turnId, t.cost);
-    const storedTurns = new Set(message.turns.filter((t) => t.status !== undefined).map((t) => t.turnId));
+    const storedTurns = new Set(
+      message.turns.filter((t) => t.status !== undefined).map((t) => t.turnId),
+    );
     this.#bridge = bridgeSessionView(view, (m) => this.#post(m), storedTurns);
     this.#viewSubs = [
       view.on('state', () => this.#emitStatus()),
@@ -253,7 +292,11 @@ export class ChatController extends Disposable {
         this.#costs.set(p.turnId, p.cost);
         this.#emitStatus();
       }),
-      view.on('gap', (g) => this.output.appendLine(`[chat] missed events after seq ${g.sinceSeq} (${g.reason}); re-attaching`)),
+      view.on('gap', (g) =>
+        this.output.appendLine(
+          `[chat] missed events after seq ${g.sinceSeq} (${g.reason}); re-attaching`,
+        ),
+      ),
       view.on('error', (e) => this.output.appendLine(`[chat] re-attach failed: ${e.message}`)),
       view.on('turnEnded', ({ stopReason, state }) => {
         if (stopReason === 'error' && state.error) this.#notice('error', state.error.message);
@@ -274,12 +317,18 @@ export class ChatController extends Disposable {
 
   async #sendEverything(): Promise<void> {
     const state = this.supervisor.state;
-    this.#post({ type: 'connection', status: state.status, ...(state.message !== undefined && { message: state.message }) });
+    this.#post({
+      type: 'connection',
+      status: state.status,
+      ...(state.message !== undefined && { message: state.message }),
+    });
     this.#postModels();
     if (!this.#client || state.status !== 'ready') return;
     await this.#refreshSessions();
     if (this.#sessionId && this.#view) {
-      const loaded = await this.#client.request(Methods.SessionLoad, { sessionId: this.#sessionId });
+      const loaded = await this.#client.request(Methods.SessionLoad, {
+        sessionId: this.#sessionId,
+      });
       await this.#show(loaded.session, this.#view, loaded.messages);
     } else if (!workspaceRoot()) {
       this.#post({ type: 'noSession', reason: 'Open a folder to chat with Arbor about it.' });
@@ -289,10 +338,18 @@ export class ChatController extends Disposable {
   async #refreshSessions(): Promise<void> {
     if (!this.#client) return;
     const root = workspaceRoot();
-    const { sessions } = await this.#client.request(Methods.SessionList, { ...(root && { workspaceRoot: root }), limit: 50 });
+    const { sessions } = await this.#client.request(Methods.SessionList, {
+      ...(root && { workspaceRoot: root }),
+      limit: 50,
+    });
     this.#post({
       type: 'sessions',
-      sessions: sessions.map((s) => ({ sessionId: s.sessionId, title: s.title, updatedAt: s.updatedAt, state: s.state })),
+      sessions: sessions.map((s) => ({
+        sessionId: s.sessionId,
+        title: s.title,
+        updatedAt: s.updatedAt,
+        state: s.state,
+      })),
       ...(this.#sessionId !== undefined && { currentId: this.#sessionId }),
     });
   }
@@ -313,7 +370,8 @@ export class ChatController extends Disposable {
       }
       cost += c;
     }
-    const state = this.supervisor.state.status !== 'ready' ? 'offline' : (this.#view?.state ?? 'idle');
+    const state =
+      this.supervisor.state.status !== 'ready' ? 'offline' : (this.#view?.state ?? 'idle');
     this.#onDidChangeStatus.fire({ state, sessionCost: cost });
   }
 

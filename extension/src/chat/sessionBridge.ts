@@ -41,7 +41,9 @@ export function liveTurn(view: SessionView, userText: string): TranscriptTurn | 
   if (turnId === undefined) return undefined;
   const tree = view.tree.toSnapshot();
   const ids = new Set<string>([turnId, ...tree.nodes.map((n) => n.id)]);
-  const texts = [...ids].map((nodeId) => ({ nodeId, text: view.tree.textOf(nodeId) })).filter((t) => t.text !== '');
+  const texts = [...ids]
+    .map((nodeId) => ({ nodeId, text: view.tree.textOf(nodeId) }))
+    .filter((t) => t.text !== '');
   const turn: TranscriptTurn = { turnId, userText, texts, tree };
   const ended = view.state === 'idle' ? view.lastStateEvent : undefined;
   if (ended?.stopReason) {
@@ -60,15 +62,21 @@ export function sessionMessage(
   view: SessionView | undefined,
   userTexts: ReadonlyMap<string, string>,
 ): Extract<HostMessage, { type: 'session' }> {
-  const turns = transcriptFromStored(stored).filter((t) => t.status !== undefined || t.turnId !== view?.turnId);
+  const turns = transcriptFromStored(stored).filter(
+    (t) => t.status !== undefined || t.turnId !== view?.turnId,
+  );
   const storedIds = new Set(turns.map((t) => t.turnId));
   if (view?.turnId !== undefined && !storedIds.has(view.turnId)) {
-    const userText = userTexts.get(view.turnId) ?? stored.find((m) => m.turnId === view.turnId && m.role === 'user')?.content ?? '';
+    const userText =
+      userTexts.get(view.turnId) ??
+      stored.find((m) => m.turnId === view.turnId && m.role === 'user')?.content ??
+      '';
     const live = liveTurn(view, userText);
     if (live) turns.push(live);
   }
   // A stored turn with no answer (e.g. interrupted before any) still shows the question.
-  for (const t of turns) if (t.status === undefined && t.turnId !== view?.turnId) t.status = 'interrupted';
+  for (const t of turns)
+    if (t.status === undefined && t.turnId !== view?.turnId) t.status = 'interrupted';
   return {
     type: 'session',
     sessionId: session.sessionId,
@@ -88,16 +96,27 @@ export function sessionMessage(
  * webview already has from the store (`skipTurns`, replayed after an attach
  * from seq 0) are not forwarded twice.
  */
-export function bridgeSessionView(view: SessionView, post: Post, skipTurns: ReadonlySet<string>): DisposableLike {
+export function bridgeSessionView(
+  view: SessionView,
+  post: Post,
+  skipTurns: ReadonlySet<string>,
+): DisposableLike {
   const live = (turnId: string | undefined) => turnId === undefined || !skipTurns.has(turnId);
   const subs: DisposableLike[] = [
     view.on('turnStarted', ({ turnId }) => live(turnId) && post({ type: 'turnStarted', turnId })),
     view.on('tree', ({ turnId, changed }) => {
       if (!live(turnId)) return;
-      const nodes = changed.map((id) => view.tree.get(id)).filter((n): n is ExecutionTreeNode => n !== undefined);
+      const nodes = changed
+        .map((id) => view.tree.get(id))
+        .filter((n): n is ExecutionTreeNode => n !== undefined);
       if (nodes.length > 0) post({ type: 'tree', turnId, nodes });
     }),
-    view.on('text', (p) => live(p.turnId) && post({ type: 'text', turnId: p.turnId, nodeId: p.nodeId, seq: p.seq, text: p.text })),
+    view.on(
+      'text',
+      (p) =>
+        live(p.turnId) &&
+        post({ type: 'text', turnId: p.turnId, nodeId: p.nodeId, seq: p.seq, text: p.text }),
+    ),
     view.on('state', (p) => {
       if (!live(p.turnId)) return;
       post({
@@ -111,7 +130,11 @@ export function bridgeSessionView(view: SessionView, post: Post, skipTurns: Read
     view.on('permissionMode', (mode) => post({ type: 'mode', mode })),
     view.on('plan', (entries) => post({ type: 'plan', entries: [...entries] })),
     view.on('budget', (notice) => live(notice.turnId) && post({ type: 'budget', notice })),
-    view.on('cost', (p) => live(p.turnId) && post({ type: 'cost', turnId: p.turnId, cost: p.cost, usage: p.usage })),
+    view.on(
+      'cost',
+      (p) =>
+        live(p.turnId) && post({ type: 'cost', turnId: p.turnId, cost: p.cost, usage: p.usage }),
+    ),
     view.on('reset', ({ turnId }) => {
       if (turnId === undefined || !live(turnId)) return;
       const nodes = view.tree.toSnapshot().nodes;

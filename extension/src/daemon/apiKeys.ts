@@ -33,7 +33,8 @@ export class ApiKeys {
     if (!pick) return false;
     const value = await vscode.window.showInputBox({
       title: `${pick.label} API key`,
-      prompt: 'Stored in VS Code secret storage; passed to the daemon in its environment. Leave empty to remove.',
+      prompt:
+        'Stored in VS Code secret storage; passed to the daemon in its environment. Leave empty to remove.',
       password: true,
       ignoreFocusOut: true,
     });

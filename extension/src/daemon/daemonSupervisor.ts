@@ -51,7 +51,10 @@ export class DaemonSupervisor extends Disposable {
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly output: vscode.OutputChannel,
-    private readonly clientOptions: () => Promise<{ options: ArborClientOptions; env: Record<string, string> }>,
+    private readonly clientOptions: () => Promise<{
+      options: ArborClientOptions;
+      env: Record<string, string>;
+    }>,
     private readonly setup: ClientSetup,
   ) {
     super();
@@ -103,7 +106,8 @@ export class DaemonSupervisor extends Disposable {
       if (error instanceof NodeMissingError) {
         this.#setState({ status: 'failed', message });
         void vscode.window.showErrorMessage(message, 'Open Settings').then((choice) => {
-          if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', 'arbor.nodePath');
+          if (choice)
+            void vscode.commands.executeCommand('workbench.action.openSettings', 'arbor.nodePath');
         });
         return;
       }
@@ -139,14 +143,18 @@ export class DaemonSupervisor extends Disposable {
     super.dispose();
   }
 
-  async #spawn(settings: ArborSettings): Promise<{ connection: MessageConnection; describe: string }> {
+  async #spawn(
+    settings: ArborSettings,
+  ): Promise<{ connection: MessageConnection; describe: string }> {
     const check = await checkNode(settings.nodePath);
     if (!check.ok) throw new NodeMissingError(check.message);
     const entry = this.#daemonEntry(settings);
     const args = [entry, 'daemon', '--stdio', ...settings.daemonArgs];
     if (settings.dataDir) args.push('--data-dir', settings.dataDir);
     const { env } = await this.clientOptions();
-    this.output.appendLine(`Starting: ${settings.nodePath} ${args.join(' ')} (Node ${check.version})`);
+    this.output.appendLine(
+      `Starting: ${settings.nodePath} ${args.join(' ')} (Node ${check.version})`,
+    );
     const daemon = await spawnDaemon({
       command: settings.nodePath,
       args,
@@ -161,7 +169,9 @@ export class DaemonSupervisor extends Disposable {
     return { connection: daemon.connection, describe: `over stdio (pid ${daemon.child.pid})` };
   }
 
-  async #attach(settings: ArborSettings): Promise<{ connection: MessageConnection; describe: string }> {
+  async #attach(
+    settings: ArborSettings,
+  ): Promise<{ connection: MessageConnection; describe: string }> {
     this.output.appendLine(`Attaching to the daemon at ${settings.socket}`);
     const { socket, connection } = await connectSocket(settings.socket);
     this.#socketEnd = () => socket.end();
@@ -206,7 +216,10 @@ export class DaemonSupervisor extends Disposable {
       return;
     }
     this.output.appendLine(`${reason} Restarting in ${Math.round(wait / 1000)} s.`);
-    this.#setState({ status: 'restarting', message: `${reason} Restarting in ${Math.round(wait / 1000)} s…` });
+    this.#setState({
+      status: 'restarting',
+      message: `${reason} Restarting in ${Math.round(wait / 1000)} s…`,
+    });
     this.#restartTimer = setTimeout(() => void this.start(), wait);
   }
 
@@ -236,7 +249,9 @@ function readToken(settings: ArborSettings): string {
 
 function extensionVersion(uri: vscode.Uri): string {
   try {
-    const pkg = JSON.parse(fs.readFileSync(vscode.Uri.joinPath(uri, 'package.json').fsPath, 'utf8')) as { version?: string };
+    const pkg = JSON.parse(
+      fs.readFileSync(vscode.Uri.joinPath(uri, 'package.json').fsPath, 'utf8'),
+    ) as { version?: string };
     return pkg.version ?? '0.0.0';
   } catch {
     return '0.0.0';

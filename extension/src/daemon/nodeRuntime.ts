@@ -26,7 +26,8 @@ export function checkNode(nodePath: string): Promise<NodeCheck> {
 /** Pure: the verdict on a `process.versions.node` string. */
 export function nodeVersionVerdict(nodePath: string, version: string): NodeCheck {
   const major = Number(/^v?(\d+)\./.exec(version)?.[1]);
-  if (!Number.isFinite(major)) return { ok: false, message: `"${nodePath}" did not report a Node.js version.` };
+  if (!Number.isFinite(major))
+    return { ok: false, message: `"${nodePath}" did not report a Node.js version.` };
   if (major < MIN_NODE_MAJOR) {
     return {
       ok: false,

@@ -59,7 +59,11 @@ export type ConnectionStatus = z.infer<typeof ConnectionStatus>;
 
 const hostMessages = [
   /** Daemon connection state, shown as a banner while not ready. */
-  z.object({ type: z.literal('connection'), status: ConnectionStatus, message: z.string().optional() }),
+  z.object({
+    type: z.literal('connection'),
+    status: ConnectionStatus,
+    message: z.string().optional(),
+  }),
   /** The session history (newest first) and which one is shown. */
   z.object({
     type: z.literal('sessions'),
@@ -102,7 +106,11 @@ const hostMessages = [
   /** The daemon's confirmed permission mode. */
   z.object({ type: z.literal('mode'), mode: PermissionMode }),
   /** Models offered by the picker and the session's model. */
-  z.object({ type: z.literal('models'), models: z.array(z.string()), current: z.string().optional() }),
+  z.object({
+    type: z.literal('models'),
+    models: z.array(z.string()),
+    current: z.string().optional(),
+  }),
   z.object({ type: z.literal('approvalAdded'), request: ApprovalRequestParams }),
   z.object({
     type: z.literal('approvalRemoved'),

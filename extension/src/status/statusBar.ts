@@ -17,7 +17,9 @@ const LABEL: Record<ChatStatus['state'], string> = {
 };
 
 export class ArborStatusBar extends Disposable {
-  readonly #item = this._register(vscode.window.createStatusBarItem('arbor.status', vscode.StatusBarAlignment.Right, 100));
+  readonly #item = this._register(
+    vscode.window.createStatusBarItem('arbor.status', vscode.StatusBarAlignment.Right, 100),
+  );
 
   constructor() {
     super();
@@ -28,11 +30,18 @@ export class ArborStatusBar extends Disposable {
   }
 
   update(status: ChatStatus): void {
-    const cost = status.sessionCost === null ? 'cost unknown' : `$${status.sessionCost.toFixed(status.sessionCost < 0.01 && status.sessionCost > 0 ? 4 : 2)}`;
+    const cost =
+      status.sessionCost === null
+        ? 'cost unknown'
+        : `$${status.sessionCost.toFixed(status.sessionCost < 0.01 && status.sessionCost > 0 ? 4 : 2)}`;
     this.#item.text = `${ICON[status.state]} Arbor${status.state === 'idle' ? '' : `: ${LABEL[status.state]}`} · ${cost}`;
     this.#item.tooltip = `Arbor: ${LABEL[status.state]}. Session cost ${cost}.`;
-    this.#item.accessibilityInformation = { label: `Arbor ${LABEL[status.state]}, session cost ${cost}` };
+    this.#item.accessibilityInformation = {
+      label: `Arbor ${LABEL[status.state]}, session cost ${cost}`,
+    };
     this.#item.backgroundColor =
-      status.state === 'requires_action' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+      status.state === 'requires_action'
+        ? new vscode.ThemeColor('statusBarItem.warningBackground')
+        : undefined;
   }
 }

@@ -31,22 +31,35 @@ export class DiffDocuments extends Disposable implements vscode.TextDocumentCont
   /** After apply_edit: the old content on the left, the file on the right. */
   async showApplied(file: vscode.Uri, before: string, label: string): Promise<void> {
     const left = this.#virtual(label, before);
-    await vscode.commands.executeCommand('vscode.diff', left, file, `${label} (Arbor edit)`, { preview: true, preserveFocus: true });
+    await vscode.commands.executeCommand('vscode.diff', left, file, `${label} (Arbor edit)`, {
+      preview: true,
+      preserveFocus: true,
+    });
   }
 
   /** Before approving: the file now on the left, what the tool would write on the right. */
   async showProposed(args: unknown, folders: readonly string[]): Promise<void> {
     const edit = proposedEdit(args);
     if (!edit) {
-      void vscode.window.showInformationMessage('Arbor: this request carries no text edit to compare.');
+      void vscode.window.showInformationMessage(
+        'Arbor: this request carries no text edit to compare.',
+      );
       return;
     }
     const file = resolveInWorkspace(edit.path, folders);
     const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
     const proposed = edit.apply(current);
     const label = vscode.workspace.asRelativePath(file, false);
-    const left = fs.existsSync(file) ? vscode.Uri.file(file) : this.#virtual(`${label} (new file)`, '');
+    const left = fs.existsSync(file)
+      ? vscode.Uri.file(file)
+      : this.#virtual(`${label} (new file)`, '');
     const right = this.#virtual(`${label} (proposed)`, proposed);
-    await vscode.commands.executeCommand('vscode.diff', left, right, `${label} ↔ proposed by Arbor`, { preview: true });
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      left,
+      right,
+      `${label} ↔ proposed by Arbor`,
+      { preview: true },
+    );
   }
 }

@@ -12,7 +12,8 @@ export const EDITOR_TOOLS: readonly ClientToolDeclaration[] = [
   {
     name: 'open_file',
     category: 'read',
-    description: 'Opens a workspace file in the editor and reveals a line range (1-based, inclusive).',
+    description:
+      'Opens a workspace file in the editor and reveals a line range (1-based, inclusive).',
     inputSchema: {
       type: 'object',
       properties: {
@@ -33,7 +34,8 @@ export const EDITOR_TOOLS: readonly ClientToolDeclaration[] = [
   {
     name: 'get_diagnostics',
     category: 'read',
-    description: 'Returns the errors and warnings VS Code knows for one file, or for the whole workspace.',
+    description:
+      'Returns the errors and warnings VS Code knows for one file, or for the whole workspace.',
     inputSchema: {
       type: 'object',
       properties: { path: { type: 'string' } },
@@ -63,7 +65,10 @@ const MAX_DIAGNOSTICS = 200;
 export class EditorTools {
   constructor(private readonly diffs: DiffDocuments) {}
 
-  async execute(params: ToolExecuteParams, token: vscode.CancellationToken | { isCancellationRequested: boolean }): Promise<ToolExecuteResult> {
+  async execute(
+    params: ToolExecuteParams,
+    token: vscode.CancellationToken | { isCancellationRequested: boolean },
+  ): Promise<ToolExecuteResult> {
     try {
       const content = await this.#run(params.name, (params.args ?? {}) as Record<string, unknown>);
       if (token.isCancellationRequested) return { content: 'Cancelled', isError: true };
@@ -89,7 +94,9 @@ export class EditorTools {
   }
 
   #folders(): string[] {
-    return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    return (vscode.workspace.workspaceFolders ?? [])
+      .filter((f) => f.uri.scheme === 'file')
+      .map((f) => f.uri.fsPath);
   }
 
   #relative(uri: vscode.Uri): string {
@@ -101,8 +108,17 @@ export class EditorTools {
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     const start = Math.max(1, Number(args['startLine'] ?? 1)) - 1;
     const end = Math.max(start + 1, Number(args['endLine'] ?? start + 1)) - 1;
-    const range = new vscode.Range(Math.min(start, doc.lineCount - 1), 0, Math.min(end, doc.lineCount - 1), 0);
-    await vscode.window.showTextDocument(doc, { selection: range, preview: true, preserveFocus: true });
+    const range = new vscode.Range(
+      Math.min(start, doc.lineCount - 1),
+      0,
+      Math.min(end, doc.lineCount - 1),
+      0,
+    );
+    await vscode.window.showTextDocument(doc, {
+      selection: range,
+      preview: true,
+      preserveFocus: true,
+    });
     return `Opened ${this.#relative(doc.uri)} at lines ${range.start.line + 1}-${range.end.line + 1}.`;
   }
 
@@ -110,15 +126,18 @@ export class EditorTools {
     const editor = vscode.window.activeTextEditor;
     if (!editor) return JSON.stringify({ file: null, note: 'No active editor.' });
     const folders = this.#folders();
-    const inWorkspace = folders.length > 0 && (() => {
-      try {
-        resolveInWorkspace(editor.document.uri.fsPath, folders);
-        return true;
-      } catch {
-        return false;
-      }
-    })();
-    if (!inWorkspace) return JSON.stringify({ file: null, note: 'The active editor is outside the workspace.' });
+    const inWorkspace =
+      folders.length > 0 &&
+      (() => {
+        try {
+          resolveInWorkspace(editor.document.uri.fsPath, folders);
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+    if (!inWorkspace)
+      return JSON.stringify({ file: null, note: 'The active editor is outside the workspace.' });
     const s = editor.selection;
     return JSON.stringify({
       file: this.#relative(editor.document.uri),
@@ -171,11 +190,16 @@ export class EditorTools {
     if (!exists) workspaceEdit.createFile(uri, { ignoreIfExists: true });
     if (exists) {
       const doc = await vscode.workspace.openTextDocument(uri);
-      workspaceEdit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(before.length)), after);
+      workspaceEdit.replace(
+        uri,
+        new vscode.Range(doc.positionAt(0), doc.positionAt(before.length)),
+        after,
+      );
     } else {
       workspaceEdit.insert(uri, new vscode.Position(0, 0), after);
     }
-    if (!(await vscode.workspace.applyEdit(workspaceEdit))) throw new Error(`VS Code refused the edit to ${edit.path}.`);
+    if (!(await vscode.workspace.applyEdit(workspaceEdit)))
+      throw new Error(`VS Code refused the edit to ${edit.path}.`);
     const doc = await vscode.workspace.openTextDocument(uri);
     await doc.save();
     await this.diffs.showApplied(uri, before, this.#relative(uri));

@@ -64,7 +64,12 @@ export interface ProposedEdit {
 export function proposedEdit(args: unknown): ProposedEdit | undefined {
   if (!args || typeof args !== 'object') return undefined;
   const a = args as Record<string, unknown>;
-  const file = typeof a['path'] === 'string' ? a['path'] : typeof a['file'] === 'string' ? a['file'] : undefined;
+  const file =
+    typeof a['path'] === 'string'
+      ? a['path']
+      : typeof a['file'] === 'string'
+        ? a['file']
+        : undefined;
   if (!file) return undefined;
   const oldText = str(a['oldText']) ?? str(a['old_string']);
   const newText = str(a['newText']) ?? str(a['new_string']) ?? str(a['content']);

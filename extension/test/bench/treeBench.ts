@@ -20,15 +20,28 @@ const RATE = 500;
 async function run(label: string, childDepth: number): Promise<void> {
   const h = await openWebview({ width: 600, height: 900 });
   try {
-    await h.send(msg.connection('ready'), msg.session(), msg.turnStarted('t', 'benchmark'), msg.running('t'));
+    await h.send(
+      msg.connection('ready'),
+      msg.session(),
+      msg.turnStarted('t', 'benchmark'),
+      msg.running('t'),
+    );
     // The page side is plain JS (benchPage.js): code compiled by tsx carries helpers the page lacks.
     await h.page.addScriptTag({ content: readFileSync(join(here, 'benchPage.js'), 'utf8') });
     const stats = await h.page.evaluate(
-      (options) => (window as unknown as { arborBench(o: unknown): Promise<{ frames: number[]; updates: number; nodes: number; cards: number }> }).arborBench(options),
+      (options) =>
+        (
+          window as unknown as {
+            arborBench(
+              o: unknown,
+            ): Promise<{ frames: number[]; updates: number; nodes: number; cards: number }>;
+          }
+        ).arborBench(options),
       { seconds: SECONDS, subtasks: SUBTASKS, children: CHILDREN, rate: RATE, childDepth },
     );
     const sorted = [...stats.frames].sort((a, b) => a - b);
-    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(1);
+    const q = (p: number) =>
+      sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(1);
     const achieved = (stats.updates / SECONDS).toFixed(0);
     console.log(
       `${label}: ${stats.nodes} nodes, ${stats.cards} cards in the DOM, ${achieved} updates/s, ${sorted.length} frames — ` +

@@ -7,7 +7,9 @@ import { ChatModel } from '../../webview/model/chatModel.js';
 import { msg, nestedTurn, node } from '../fixtures/builders.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const recording = JSON.parse(readFileSync(join(here, '..', 'fixtures', 'streams', 'nested-subtasks.json'), 'utf8')) as {
+const recording = JSON.parse(
+  readFileSync(join(here, '..', 'fixtures', 'streams', 'nested-subtasks.json'), 'utf8'),
+) as {
   live: HostMessage[];
   reload: HostMessage;
 };
@@ -20,7 +22,8 @@ function modelOf(...messages: HostMessage[]): ChatModel {
 
 const outline = (model: ChatModel, turnId: string) => {
   const turn = model.turns.get(turnId)!;
-  const walk = (id: string): unknown[] => turn.tree.children(id).map((n) => [n.name, n.title, n.status, walk(n.id)]);
+  const walk = (id: string): unknown[] =>
+    turn.tree.children(id).map((n) => [n.name, n.title, n.status, walk(n.id)]);
   return turn.tree.roots().map((r) => walk(r.id));
 };
 
@@ -31,7 +34,10 @@ describe('ChatModel (the webview state)', () => {
     const [turnId] = live.turnOrder;
     assert.ok(turnId);
     assert.deepEqual(outline(reloaded, turnId), outline(live, turnId));
-    assert.equal(reloaded.answerOf(reloaded.turns.get(turnId)!), live.answerOf(live.turns.get(turnId)!));
+    assert.equal(
+      reloaded.answerOf(reloaded.turns.get(turnId)!),
+      live.answerOf(live.turns.get(turnId)!),
+    );
     assert.equal(live.turns.get(turnId)!.status, 'complete');
     assert.equal(reloaded.turns.get(turnId)!.status, 'complete');
   });
@@ -67,18 +73,32 @@ describe('ChatModel (the webview state)', () => {
   });
 
   it('queues approvals, remembers an answer, and drops one resolved elsewhere', () => {
-    const model = modelOf(msg.session(), msg.approval({ turnId: 't', toolCallId: 'a', nodeId: 'n1' }), msg.approval({ turnId: 't', toolCallId: 'b', nodeId: 'n2' }));
+    const model = modelOf(
+      msg.session(),
+      msg.approval({ turnId: 't', toolCallId: 'a', nodeId: 'n1' }),
+      msg.approval({ turnId: 't', toolCallId: 'b', nodeId: 'n2' }),
+    );
     assert.equal(model.approvals.size, 2);
     assert.equal(model.answer('t', 'a', 'allow'), true);
     assert.equal(model.answer('t', 'a', 'deny'), false, 'answered once');
-    assert.deepEqual(model.awaitingApprovals().map((a) => a.request.toolCallId), ['b']);
+    assert.deepEqual(
+      model.awaitingApprovals().map((a) => a.request.toolCallId),
+      ['b'],
+    );
     model.apply(msg.approvalResolved('t', 'b', 'rejected'));
     model.apply(msg.approval({ turnId: 't', toolCallId: 'a', nodeId: 'n1' }));
-    assert.deepEqual([...model.approvals.values()].map((a) => [a.request.toolCallId, a.answer]), [['a', 'allow']]);
+    assert.deepEqual(
+      [...model.approvals.values()].map((a) => [a.request.toolCallId, a.answer]),
+      [['a', 'allow']],
+    );
   });
 
   it('a session message replaces everything', () => {
-    const model = modelOf(msg.session(), ...nestedTurn('t1', 1, 1), msg.approval({ turnId: 't1', toolCallId: 'x', nodeId: 's0' }));
+    const model = modelOf(
+      msg.session(),
+      ...nestedTurn('t1', 1, 1),
+      msg.approval({ turnId: 't1', toolCallId: 'x', nodeId: 's0' }),
+    );
     model.apply(msg.session({ sessionId: 'other', permissionMode: 'plan' }));
     assert.equal(model.turns.size, 0);
     assert.equal(model.approvals.size, 0);

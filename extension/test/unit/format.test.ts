@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
-import { budgetText, canShowDiff, expandedByDefault, formatCost, formatDuration, nodeLabel } from '../../webview/model/format.js';
+import {
+  budgetText,
+  canShowDiff,
+  expandedByDefault,
+  formatCost,
+  formatDuration,
+  nodeLabel,
+} from '../../webview/model/format.js';
 import { node } from '../fixtures/builders.js';
 
 describe('presentation rules', () => {
@@ -8,7 +15,10 @@ describe('presentation rules', () => {
     assert.equal(expandedByDefault(node('b', 'a', { depth: 1 })), false);
   });
   it('label subtasks by title and tools by name', () => {
-    assert.equal(nodeLabel(node('a', 't', { kind: 'subtask', name: 'run_subtask', title: 'Survey' })), 'Survey');
+    assert.equal(
+      nodeLabel(node('a', 't', { kind: 'subtask', name: 'run_subtask', title: 'Survey' })),
+      'Survey',
+    );
     assert.equal(nodeLabel(node('a', 't', { name: 'grep' })), 'grep');
   });
   it('format durations and costs', () => {
@@ -23,7 +33,14 @@ describe('presentation rules', () => {
   });
   it('name the budget, its limit and what was observed', () => {
     assert.equal(
-      budgetText({ sessionId: 's', seq: 1, turnId: 't', kind: 'wall_clock_ms', limit: 180000, observed: 180200 }),
+      budgetText({
+        sessionId: 's',
+        seq: 1,
+        turnId: 't',
+        kind: 'wall_clock_ms',
+        limit: 180000,
+        observed: 180200,
+      }),
       'Budget exceeded: time — limit 180000 ms, observed 180200 ms.',
     );
   });

@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { transcriptFromStored } from '../../src/chat/sessionBridge.js';
 import { RestartBackoff } from '../../src/daemon/backoff.js';
 import { nodeVersionVerdict } from '../../src/daemon/nodeRuntime.js';
-import { OutsideWorkspaceError, proposedEdit, resolveInWorkspace } from '../../src/tools/workspacePaths.js';
+import {
+  OutsideWorkspaceError,
+  proposedEdit,
+  resolveInWorkspace,
+} from '../../src/tools/workspacePaths.js';
 
 describe('editor tools stay inside the workspace folders', () => {
   let root: string;
@@ -39,16 +43,30 @@ describe('editor tools stay inside the workspace folders', () => {
     assert.equal(proposedEdit({ path: 'a', oldText: 'b', newText: 'c' })!.apply('abc'), 'acc');
     assert.equal(proposedEdit({ path: 'a', content: 'new' })!.apply('old'), 'new');
     assert.equal(proposedEdit({ path: 'a', old_string: 'x', new_string: 'y' })!.apply('xz'), 'yz');
-    assert.throws(() => proposedEdit({ path: 'a', oldText: 'q', newText: 'c' })!.apply('abc'), /not found/);
-    assert.throws(() => proposedEdit({ path: 'a', oldText: 'a', newText: 'c' })!.apply('aa'), /more than once/);
+    assert.throws(
+      () => proposedEdit({ path: 'a', oldText: 'q', newText: 'c' })!.apply('abc'),
+      /not found/,
+    );
+    assert.throws(
+      () => proposedEdit({ path: 'a', oldText: 'a', newText: 'c' })!.apply('aa'),
+      /more than once/,
+    );
     assert.equal(proposedEdit({ command: 'ls' }), undefined);
   });
 });
 
 describe('daemon lifecycle', () => {
   it('backs off exponentially, gives up, and forgives after a healthy run', () => {
-    const b = new RestartBackoff({ baseMs: 100, maxMs: 1000, maxAttempts: 5, healthyAfterMs: 10_000 });
-    assert.deepEqual([0, 0, 0, 0, 0].map((u) => b.next(u)), [100, 200, 400, 800, 1000]);
+    const b = new RestartBackoff({
+      baseMs: 100,
+      maxMs: 1000,
+      maxAttempts: 5,
+      healthyAfterMs: 10_000,
+    });
+    assert.deepEqual(
+      [0, 0, 0, 0, 0].map((u) => b.next(u)),
+      [100, 200, 400, 800, 1000],
+    );
     assert.equal(b.next(0), undefined);
     assert.equal(b.next(20_000), 100);
   });
@@ -66,12 +84,36 @@ describe('stored messages -> transcript', () => {
     const at = '2026-01-01T00:00:00.000Z';
     const turns = transcriptFromStored([
       { id: '1', turnId: 't1', role: 'user', content: 'q1', createdAt: at },
-      { id: '2', turnId: 't1', role: 'assistant', content: 'a1', createdAt: at, status: 'complete', tree: { version: 1, nodes: [{ id: 'root', parentId: null, kind: 'turn', name: 'turn', status: 'done', depth: 0, cost: 0.5 }] } },
+      {
+        id: '2',
+        turnId: 't1',
+        role: 'assistant',
+        content: 'a1',
+        createdAt: at,
+        status: 'complete',
+        tree: {
+          version: 1,
+          nodes: [
+            {
+              id: 'root',
+              parentId: null,
+              kind: 'turn',
+              name: 'turn',
+              status: 'done',
+              depth: 0,
+              cost: 0.5,
+            },
+          ],
+        },
+      },
       { id: '3', turnId: 't2', role: 'user', content: 'q2', createdAt: at },
     ]);
-    assert.deepEqual(turns.map((t) => [t.turnId, t.userText, t.texts, t.status, t.cost]), [
-      ['t1', 'q1', [{ nodeId: 'root', text: 'a1' }], 'complete', 0.5],
-      ['t2', 'q2', [], undefined, undefined],
-    ]);
+    assert.deepEqual(
+      turns.map((t) => [t.turnId, t.userText, t.texts, t.status, t.cost]),
+      [
+        ['t1', 'q1', [{ nodeId: 'root', text: 'a1' }], 'complete', 0.5],
+        ['t2', 'q2', [], undefined, undefined],
+      ],
+    );
   });
 });

@@ -1,10 +1,20 @@
 import assert from 'node:assert/strict';
-import { HostMessage, WebviewMessage, parseHostMessage, parseWebviewMessage } from '../../src/shared/messages.js';
+import {
+  HostMessage,
+  WebviewMessage,
+  parseHostMessage,
+  parseWebviewMessage,
+} from '../../src/shared/messages.js';
 import { msg, nestedTurn, node } from '../fixtures/builders.js';
 
 describe('host <-> webview message schemas', () => {
   it('accept every message the builders make', () => {
-    for (const m of [...nestedTurn('t', 2, 2), msg.session(), msg.approval({ turnId: 't', toolCallId: 'c', nodeId: 'n' }), msg.budget('t', 'depth', 3, 4)]) {
+    for (const m of [
+      ...nestedTurn('t', 2, 2),
+      msg.session(),
+      msg.approval({ turnId: 't', toolCallId: 'c', nodeId: 'n' }),
+      msg.budget('t', 'depth', 3, 4),
+    ]) {
       assert.equal(parseHostMessage(m).ok, true, JSON.stringify(m));
     }
   });
@@ -30,11 +40,32 @@ describe('host <-> webview message schemas', () => {
     assert.equal(parseWebviewMessage({ type: 'send', text: 'hi' }).ok, true);
     assert.equal(parseWebviewMessage({ type: 'send', text: '' }).ok, false);
     assert.equal(parseWebviewMessage({ type: 'setMode', mode: 'yolo' }).ok, false);
-    assert.equal(parseWebviewMessage({ type: 'approve', turnId: 't', toolCallId: 'c', decision: 'allowForSession' }).ok, true);
-    assert.equal(parseWebviewMessage({ type: 'approve', turnId: 't', toolCallId: 'c', decision: 'maybe' }).ok, false);
+    assert.equal(
+      parseWebviewMessage({
+        type: 'approve',
+        turnId: 't',
+        toolCallId: 'c',
+        decision: 'allowForSession',
+      }).ok,
+      true,
+    );
+    assert.equal(
+      parseWebviewMessage({ type: 'approve', turnId: 't', toolCallId: 'c', decision: 'maybe' }).ok,
+      false,
+    );
     assert.equal(parseWebviewMessage('ready').ok, false);
     assert.deepEqual(WebviewMessage.options.map((o) => o.shape.type.value).sort(), [
-      'approve', 'cancel', 'copy', 'deleteSession', 'newChat', 'ready', 'send', 'setMode', 'setModel', 'showDiff', 'switchSession',
+      'approve',
+      'cancel',
+      'copy',
+      'deleteSession',
+      'newChat',
+      'ready',
+      'send',
+      'setMode',
+      'setModel',
+      'showDiff',
+      'switchSession',
     ]);
   });
 });

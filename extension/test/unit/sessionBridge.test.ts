@@ -8,7 +8,8 @@ describe('SessionBridge with a real daemon', function () {
   this.timeout(30_000);
   it('forwards a nested turn as valid webview messages that rebuild the stored tree', async () => {
     const { live, reload } = await recordDemoTurn();
-    for (const m of [...live, reload]) assert.equal(parseHostMessage(m).ok, true, JSON.stringify(m));
+    for (const m of [...live, reload])
+      assert.equal(parseHostMessage(m).ok, true, JSON.stringify(m));
     const a = new ChatModel();
     for (const m of live) a.apply(m);
     const b = new ChatModel();
@@ -16,7 +17,10 @@ describe('SessionBridge with a real daemon', function () {
     const turnId = a.turnOrder[0]!;
     const ta = a.turns.get(turnId)!;
     const tb = b.turns.get(turnId)!;
-    assert.deepEqual(tb.tree.toSnapshot().nodes.map((n) => [n.id, n.parentId, n.status]), ta.tree.toSnapshot().nodes.map((n) => [n.id, n.parentId, n.status]));
+    assert.deepEqual(
+      tb.tree.toSnapshot().nodes.map((n) => [n.id, n.parentId, n.status]),
+      ta.tree.toSnapshot().nodes.map((n) => [n.id, n.parentId, n.status]),
+    );
     assert.equal(a.answerOf(ta), b.answerOf(tb));
     assert.equal(ta.tree.children(turnId).filter((n) => n.kind === 'subtask').length, 3);
   });

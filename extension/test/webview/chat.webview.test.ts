@@ -14,7 +14,9 @@ interface Recording {
   live: HostMessage[];
   reload: HostMessage;
 }
-const recording = JSON.parse(readFileSync(join(EXT, 'test', 'fixtures', 'streams', 'nested-subtasks.json'), 'utf8')) as Recording;
+const recording = JSON.parse(
+  readFileSync(join(EXT, 'test', 'fixtures', 'streams', 'nested-subtasks.json'), 'utf8'),
+) as Recording;
 
 describe('chat webview in headless Chromium', function () {
   this.timeout(60_000);
@@ -22,7 +24,9 @@ describe('chat webview in headless Chromium', function () {
 
   before(function () {
     if (!browserAvailable()) {
-      console.warn('    (skipped: no /usr/bin/chromium or no built webview; CI=true makes this a failure)');
+      console.warn(
+        '    (skipped: no /usr/bin/chromium or no built webview; CI=true makes this a failure)',
+      );
       this.skip();
     }
   });
@@ -43,26 +47,42 @@ describe('chat webview in headless Chromium', function () {
     await h.settle();
     const p = h.page;
     assert.equal(await p.locator('.turn').count(), 1);
-    assert.equal(await p.locator('.user-message').innerText(), 'Survey the repository and rate the risk.');
+    assert.equal(
+      await p.locator('.user-message').innerText(),
+      'Survey the repository and rate the risk.',
+    );
     // Three subtasks and two memory tools at depth 0, in arrival order.
     const top = p.locator('.activity > .card');
     assert.equal(await top.count(), 5);
     assert.deepEqual(await top.locator(':scope > .card-header .card-label').allInnerTexts(), [
-      'Survey the daemon', 'Survey the client', 'Rate the risk', 'memory_list', 'memory_read',
+      'Survey the daemon',
+      'Survey the client',
+      'Rate the risk',
+      'memory_list',
+      'memory_read',
     ]);
     // Depth-0 cards are expanded; the subtask's children (depth 1) are collapsed.
     const client = top.nth(1);
-    assert.equal(await client.locator(':scope > .card-header').getAttribute('aria-expanded'), 'true');
+    assert.equal(
+      await client.locator(':scope > .card-header').getAttribute('aria-expanded'),
+      'true',
+    );
     const child = client.locator('.card-children > .card').first();
     assert.equal(await child.getAttribute('data-status'), 'error');
     assert.equal(await child.locator('.card-header').getAttribute('aria-expanded'), 'false');
-    assert.match(await client.locator(':scope > .card-body > .card-text').innerText(), /chat view with nested tool-call cards/);
+    assert.match(
+      await client.locator(':scope > .card-body > .card-text').innerText(),
+      /chat view with nested tool-call cards/,
+    );
     // The error state of a failed top-level tool.
     assert.equal(await top.nth(4).getAttribute('data-status'), 'error');
     assert.ok(await top.nth(4).evaluate((el) => el.classList.contains('is-error')));
     // Answer, status and cost.
     assert.match(await p.locator('.answer').innerText(), /Summary: the daemon routes/);
-    assert.match(await p.locator('.turn-footer').innerText(), /Done · 2,910 in · 277 out · \$0\.00/);
+    assert.match(
+      await p.locator('.turn-footer').innerText(),
+      /Done · 2,910 in · 277 out · \$0\.00/,
+    );
     // Expanding a collapsed card by keyboard shows its previews.
     await child.locator('.card-header').focus();
     await p.keyboard.press('Enter');
@@ -91,12 +111,19 @@ describe('chat webview in headless Chromium', function () {
       msg.turnStarted('t1', 'hi'),
       msg.running('t1'),
       msg.tree('t1', node('t1', null)),
-      msg.text('t1', 't1', 'Here **bold** <img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>\n\n```js\nconsole.log(1)\n```\n'),
+      msg.text(
+        't1',
+        't1',
+        'Here **bold** <img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>\n\n```js\nconsole.log(1)\n```\n',
+      ),
     );
     const answer = h.page.locator('.answer');
     assert.equal(await answer.locator('strong').innerText(), 'bold');
     assert.equal(await answer.locator('img, script').count(), 0);
-    assert.equal(await h.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined);
+    assert.equal(
+      await h.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned),
+      undefined,
+    );
     await answer.locator('.copy-code').click();
     const posted = await h.posted();
     assert.deepEqual(posted.at(-1), { type: 'copy', text: 'console.log(1)\n' });
@@ -106,12 +133,33 @@ describe('chat webview in headless Chromium', function () {
     await h.send(
       msg.turnStarted('t1', 'edit two files'),
       msg.running('t1'),
-      msg.tree('t1', node('t1', null), node('s1', 't1', { kind: 'subtask', name: 'run_subtask', title: 'Edit', depth: 0 })),
-      msg.tree('t1', node('e1', 's1', { name: 'apply_edit', depth: 1, status: 'awaiting_approval' }), node('e2', 's1', { name: 'apply_edit', depth: 1, status: 'awaiting_approval' })),
+      msg.tree(
+        't1',
+        node('t1', null),
+        node('s1', 't1', { kind: 'subtask', name: 'run_subtask', title: 'Edit', depth: 0 }),
+      ),
+      msg.tree(
+        't1',
+        node('e1', 's1', { name: 'apply_edit', depth: 1, status: 'awaiting_approval' }),
+        node('e2', 's1', { name: 'apply_edit', depth: 1, status: 'awaiting_approval' }),
+      ),
       msg.requiresAction('t1'),
       msg.approval({ turnId: 't1', toolCallId: 'c1', nodeId: 'e1' }),
-      msg.approval({ turnId: 't1', toolCallId: 'c2', nodeId: 'e2', name: 'apply_edit', args: { path: 'b.ts', newText: 'y' } }),
-      msg.approval({ turnId: 't1', toolCallId: 'c3', nodeId: 'unknown-node', name: 'run_command', category: 'execute', args: { command: 'rm -rf build' } }),
+      msg.approval({
+        turnId: 't1',
+        toolCallId: 'c2',
+        nodeId: 'e2',
+        name: 'apply_edit',
+        args: { path: 'b.ts', newText: 'y' },
+      }),
+      msg.approval({
+        turnId: 't1',
+        toolCallId: 'c3',
+        nodeId: 'unknown-node',
+        name: 'run_command',
+        category: 'execute',
+        args: { command: 'rm -rf build' },
+      }),
     );
     const cards = h.page.locator('.approval-card');
     assert.equal(await cards.count(), 3);
@@ -121,14 +169,19 @@ describe('chat webview in headless Chromium', function () {
     assert.equal(await h.page.locator('.turn-approvals .approval-card').count(), 1);
     assert.equal(await h.page.locator('.card[data-node-id="e1"] .show-diff').count(), 1);
     await h.screenshot('approvals-queued');
-    await h.page.locator('.card[data-node-id="e1"] button[data-decision="allowForSession"]').click();
+    await h.page
+      .locator('.card[data-node-id="e1"] button[data-decision="allowForSession"]')
+      .click();
     await h.page.locator('.card[data-node-id="e1"] .show-diff').click();
     const posted = await h.posted();
     assert.deepEqual(posted.slice(-2), [
       { type: 'approve', turnId: 't1', toolCallId: 'c1', decision: 'allowForSession' },
       { type: 'showDiff', turnId: 't1', toolCallId: 'c1' },
     ]);
-    assert.equal(await h.page.locator('.card[data-node-id="e1"] button[data-decision="allow"]').isDisabled(), true);
+    assert.equal(
+      await h.page.locator('.card[data-node-id="e1"] button[data-decision="allow"]').isDisabled(),
+      true,
+    );
     // c2 resolved by another client: its card closes; c1 resolved after our answer.
     await h.send(msg.approvalResolved('t1', 'c2'), msg.approvalResolved('t1', 'c1'));
     assert.equal(await cards.count(), 1);
@@ -146,8 +199,14 @@ describe('chat webview in headless Chromium', function () {
     );
     const notice = h.page.locator('.budget-notice');
     assert.equal(await notice.getAttribute('role'), 'alert');
-    assert.equal(await notice.innerText(), 'Budget exceeded: tool calls — limit 200, observed 201.');
-    assert.match(await h.page.locator('.turn-footer').innerText(), /Stopped: budget exceeded .*\$0\.50/);
+    assert.equal(
+      await notice.innerText(),
+      'Budget exceeded: tool calls — limit 200, observed 201.',
+    );
+    assert.match(
+      await h.page.locator('.turn-footer').innerText(),
+      /Stopped: budget exceeded .*\$0\.50/,
+    );
     await h.screenshot('budget-exceeded');
   });
 
@@ -184,7 +243,24 @@ describe('chat webview in headless Chromium', function () {
 
   it('renders the plan, session history and a larger nested turn', async () => {
     await h.send(
-      { type: 'sessions', sessions: [{ sessionId: 'ses_test', title: 'Test chat', updatedAt: '2026-01-01T00:00:00Z', state: 'idle' }, { sessionId: 'ses_old', title: 'Older chat', updatedAt: '2025-12-01T00:00:00Z', state: 'idle' }], currentId: 'ses_test' },
+      {
+        type: 'sessions',
+        sessions: [
+          {
+            sessionId: 'ses_test',
+            title: 'Test chat',
+            updatedAt: '2026-01-01T00:00:00Z',
+            state: 'idle',
+          },
+          {
+            sessionId: 'ses_old',
+            title: 'Older chat',
+            updatedAt: '2025-12-01T00:00:00Z',
+            state: 'idle',
+          },
+        ],
+        currentId: 'ses_test',
+      },
       ...nestedTurn('t9', 3, 4),
       msg.plan([
         { id: '1', content: 'Read the code', status: 'completed' },
@@ -192,10 +268,21 @@ describe('chat webview in headless Chromium', function () {
         { id: '3', content: 'Run the tests', status: 'pending' },
       ]),
     );
-    assert.deepEqual(await h.page.locator('.plan-entry').evaluateAll((els) => els.map((e) => e.getAttribute('data-status'))), ['completed', 'in_progress', 'pending']);
+    assert.deepEqual(
+      await h.page
+        .locator('.plan-entry')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('data-status'))),
+      ['completed', 'in_progress', 'pending'],
+    );
     assert.equal(await h.page.locator('.activity > .card').count(), 3);
-    assert.match(await h.page.locator('.card[data-node-id="s1"] > .card-header').innerText(), /Subtask 1\s*4 steps\s*1\.5 s · \$0\.0012/);
-    assert.equal(await h.page.locator('.card[data-node-id="s1.t0"]').getAttribute('data-status'), 'error');
+    assert.match(
+      await h.page.locator('.card[data-node-id="s1"] > .card-header').innerText(),
+      /Subtask 1\s*4 steps\s*1\.5 s · \$0\.0012/,
+    );
+    assert.equal(
+      await h.page.locator('.card[data-node-id="s1.t0"]').getAttribute('data-status'),
+      'error',
+    );
     await h.page.locator('button[aria-label="Chat history"]').click();
     await h.page.locator('.history-open', { hasText: 'Older chat' }).click();
     assert.deepEqual((await h.posted()).at(-1), { type: 'switchSession', sessionId: 'ses_old' });
@@ -203,7 +290,9 @@ describe('chat webview in headless Chromium', function () {
   });
 
   it('shows a banner while the daemon restarts and ignores invalid messages', async () => {
-    await h.send(msg.connection('restarting', 'The Arbor daemon stopped unexpectedly. Restarting in 1 s…'));
+    await h.send(
+      msg.connection('restarting', 'The Arbor daemon stopped unexpectedly. Restarting in 1 s…'),
+    );
     assert.match(await h.page.locator('.banner').innerText(), /Restarting in 1 s/);
     assert.equal(await h.page.locator('.send').isDisabled(), true);
     // An invalid message is dropped with a warning, nothing else happens.

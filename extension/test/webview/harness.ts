@@ -21,7 +21,9 @@ export const CHROMIUM = process.env['ARBOR_CHROMIUM'] ?? '/usr/bin/chromium';
 export function browserAvailable(): boolean {
   const ok = existsSync(CHROMIUM) && existsSync(join(EXT, 'dist', 'webview', 'chat.js'));
   if (!ok && process.env['CI']) {
-    throw new Error(`Webview tests need ${CHROMIUM} (apt-get install -y chromium) and a built webview (npm run build -w extension).`);
+    throw new Error(
+      `Webview tests need ${CHROMIUM} (apt-get install -y chromium) and a built webview (npm run build -w extension).`,
+    );
   }
   return ok;
 }
@@ -59,7 +61,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function openWebview(options: { width?: number; height?: number } = {}): Promise<Harness> {
+export async function openWebview(
+  options: { width?: number; height?: number } = {},
+): Promise<Harness> {
   const work = mkdtempSync(join(tmpdir(), 'arbor-webview-'));
   const dist = pathToFileURL(join(EXT, 'dist', 'webview')).href;
   writeFileSync(join(work, 'theme.css'), THEME);
@@ -74,7 +78,17 @@ export async function openWebview(options: { width?: number; height?: number } =
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: options.width ?? 480, height: options.height ?? 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--allow-file-access-from-files'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--allow-file-access-from-files',
+    ],
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];
@@ -83,7 +97,9 @@ export async function openWebview(options: { width?: number; height?: number } =
     if (m.type() === 'error' || m.type() === 'warning') errors.push(m.text());
   });
   await page.goto(pathToFileURL(join(work, 'index.html')).href);
-  await page.waitForFunction(() => (window as unknown as { __posted: unknown[] }).__posted.length > 0);
+  await page.waitForFunction(
+    () => (window as unknown as { __posted: unknown[] }).__posted.length > 0,
+  );
   const harness: Harness = {
     page,
     async send(...messages) {
@@ -92,10 +108,16 @@ export async function openWebview(options: { width?: number; height?: number } =
       }, messages);
       await harness.settle();
     },
-    posted: () => page.evaluate(() => (window as unknown as { __posted: WebviewMessage[] }).__posted),
+    posted: () =>
+      page.evaluate(() => (window as unknown as { __posted: WebviewMessage[] }).__posted),
     async settle() {
       // postMessage events are delivered as tasks; then two frames for the batched render.
-      await page.evaluate(() => new Promise((r) => setTimeout(() => requestAnimationFrame(() => requestAnimationFrame(r)), 0)));
+      await page.evaluate(
+        () =>
+          new Promise((r) =>
+            setTimeout(() => requestAnimationFrame(() => requestAnimationFrame(r)), 0),
+          ),
+      );
       if (errors.length) throw new Error(`webview errors: ${errors.join('\n')}`);
     },
     async screenshot(name) {

@@ -125,7 +125,10 @@ export class ChatModel {
   apply(message: HostMessage): void {
     switch (message.type) {
       case 'connection':
-        this.connection = { status: message.status, ...(message.message !== undefined && { message: message.message }) };
+        this.connection = {
+          status: message.status,
+          ...(message.message !== undefined && { message: message.message }),
+        };
         this.#dirty.chrome = true;
         return;
       case 'sessions':
@@ -158,7 +161,8 @@ export class ChatModel {
       }
       case 'text': {
         const turn = this.#turn(message.turnId);
-        if (turn.tree.appendText(message)) this.#nodeSet(this.#dirty.texts, turn.turnId).add(message.nodeId);
+        if (turn.tree.appendText(message))
+          this.#nodeSet(this.#dirty.texts, turn.turnId).add(message.nodeId);
         return;
       }
       case 'state':
@@ -232,8 +236,14 @@ export class ChatModel {
   get hasChanges(): boolean {
     const d = this.#dirty;
     return (
-      d.all || d.addedTurns.length > 0 || d.turnMeta.size > 0 || d.nodes.size > 0 ||
-      d.texts.size > 0 || d.approvals || d.plan || d.chrome
+      d.all ||
+      d.addedTurns.length > 0 ||
+      d.turnMeta.size > 0 ||
+      d.nodes.size > 0 ||
+      d.texts.size > 0 ||
+      d.approvals ||
+      d.plan ||
+      d.chrome
     );
   }
 
@@ -268,7 +278,12 @@ export class ChatModel {
     return total;
   }
 
-  #applyState(state: TurnState, turnId: string | undefined, stopReason?: StopReason, error?: string): void {
+  #applyState(
+    state: TurnState,
+    turnId: string | undefined,
+    stopReason?: StopReason,
+    error?: string,
+  ): void {
     this.state = state;
     this.#dirty.chrome = true;
     if (turnId !== undefined && state !== 'idle') {

@@ -1,5 +1,10 @@
 /** Pure presentation rules of the chat view: labels, icons, numbers. */
-import type { BudgetExceededParams, ExecutionTreeNode, NodeStatus, PlanEntry } from '@arbor/protocol';
+import type {
+  BudgetExceededParams,
+  ExecutionTreeNode,
+  NodeStatus,
+  PlanEntry,
+} from '@arbor/protocol';
 import type { TurnStatus } from './chatModel.js';
 
 /** Codicon per node status; spinning ones are live. */
@@ -76,7 +81,9 @@ export function formatCost(cost: number | null | undefined): string {
   return `$${cost.toFixed(2)}`;
 }
 
-export function formatTokens(usage: { inputTokens: number; outputTokens: number } | undefined): string {
+export function formatTokens(
+  usage: { inputTokens: number; outputTokens: number } | undefined,
+): string {
   if (!usage) return '';
   return `${usage.inputTokens.toLocaleString('en-US')} in · ${usage.outputTokens.toLocaleString('en-US')} out`;
 }
@@ -95,11 +102,16 @@ const BUDGET_NAMES: Record<BudgetExceededParams['kind'], string> = {
 
 export function budgetText(notice: BudgetExceededParams): string {
   const name = BUDGET_NAMES[notice.kind];
-  const unit = notice.kind === 'wall_clock_ms' ? ' ms' : notice.kind === 'tool_result_bytes' ? ' bytes' : '';
+  const unit =
+    notice.kind === 'wall_clock_ms' ? ' ms' : notice.kind === 'tool_result_bytes' ? ' bytes' : '';
   return `Budget exceeded: ${name} — limit ${notice.limit}${unit}, observed ${notice.observed}${unit}.`;
 }
 
-const DECISION_LABEL = { allow: 'Allowed', allowForSession: 'Allowed for this session', deny: 'Denied' } as const;
+const DECISION_LABEL = {
+  allow: 'Allowed',
+  allowForSession: 'Allowed for this session',
+  deny: 'Denied',
+} as const;
 export function decisionLabel(decision: keyof typeof DECISION_LABEL): string {
   return DECISION_LABEL[decision];
 }
@@ -113,7 +125,7 @@ export function canShowDiff(category: string, name: string): boolean {
 export function previewJson(value: unknown, max = 2000): string {
   let text: string;
   try {
-    text = typeof value === 'string' ? value : JSON.stringify(value, null, 2) ?? String(value);
+    text = typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? String(value));
   } catch {
     text = String(value);
   }

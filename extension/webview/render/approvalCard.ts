@@ -67,7 +67,10 @@ export function updateApprovalCard(card: HTMLElement, approval: ApprovalModel): 
     b.disabled = answered;
   }
   const answer = card.querySelector('.approval-answer');
-  if (answer) answer.textContent = answered ? `${decisionLabel(approval.answer!)} — waiting for the daemon…` : '';
+  if (answer)
+    answer.textContent = answered
+      ? `${decisionLabel(approval.answer!)} — waiting for the daemon…`
+      : '';
 }
 
 function cssSafe(key: string): string {

@@ -61,16 +61,21 @@ export class CardView {
       this.#meta,
       this.#srStatus,
     );
-    this.el = h('div', { className: 'card', attrs: { 'data-node-id': nodeId, role: 'group' } }, this.header);
+    this.el = h(
+      'div',
+      { className: 'card', attrs: { 'data-node-id': nodeId, role: 'group' } },
+      this.header,
+    );
   }
 
   /** Header and, when built, body previews. */
   update(node: ExecutionTreeNode, childCount: number): void {
     const name = STATUS_ICON[node.status];
-    // Only top-level cards spin: hundreds of animated icons cost more than the rest of the view together.
+    // Static icons: a spinning icon per running card repaints every frame, and
+    // with hundreds of them that costs more than the rest of the view together.
     if (name !== this.#iconName) {
       this.#iconName = name;
-      this.#statusIcon.replaceChildren(icon(name, undefined, node.status === 'running' && node.depth === 0));
+      this.#statusIcon.replaceChildren(icon(name));
     }
     const label = nodeLabel(node);
     setText(this.#label, label);
@@ -80,7 +85,10 @@ export class CardView {
     setAttr(this.el, 'data-kind', node.kind);
     this.el.classList.toggle('is-error', isErrorNode(node));
     setText(this.#count, childCount > 0 ? `${childCount} step${childCount === 1 ? '' : 's'}` : '');
-    const meta = [formatDuration(node.durationMs), node.cost !== undefined ? formatCost(node.cost) : '']
+    const meta = [
+      formatDuration(node.durationMs),
+      node.cost !== undefined ? formatCost(node.cost) : '',
+    ]
       .filter(Boolean)
       .join(' · ');
     setText(this.#meta, meta);
@@ -102,7 +110,15 @@ export class CardView {
     const result = h('div', { className: 'preview preview-result' });
     const children = h('div', { className: 'card-children', attrs: { role: 'list' } });
     const text = h('div', { className: 'card-text markdown' });
-    const el = h('div', { className: 'card-body', attrs: { id: this.#bodyId } }, approvals, args, result, children, text);
+    const el = h(
+      'div',
+      { className: 'card-body', attrs: { id: this.#bodyId } },
+      approvals,
+      args,
+      result,
+      children,
+      text,
+    );
     el.hidden = !this.expanded;
     this.body = { el, approvals, args, result, children, text };
     this.el.append(el);
@@ -135,5 +151,8 @@ function preview(el: HTMLElement, title: string, value: string | undefined): voi
     setText(pre, value);
     return;
   }
-  el.replaceChildren(h('div', { className: 'preview-title', text: title }), h('pre', { text: value }));
+  el.replaceChildren(
+    h('div', { className: 'preview-title', text: title }),
+    h('pre', { text: value }),
+  );
 }

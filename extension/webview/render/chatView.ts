@@ -54,7 +54,13 @@ export class ChatView {
       'button',
       {
         className: 'icon-button',
-        attrs: { type: 'button', title: 'Chat history', 'aria-label': 'Chat history', 'aria-expanded': 'false', 'aria-controls': 'history' },
+        attrs: {
+          type: 'button',
+          title: 'Chat history',
+          'aria-label': 'Chat history',
+          'aria-expanded': 'false',
+          'aria-controls': 'history',
+        },
         on: { click: () => this.#toggleHistory() },
       },
       icon('history'),
@@ -68,22 +74,44 @@ export class ChatView {
       },
       icon('add'),
     );
-    this.#history = h('nav', { className: 'history', attrs: { id: 'history', 'aria-label': 'Chat history' } });
+    this.#history = h('nav', {
+      className: 'history',
+      attrs: { id: 'history', 'aria-label': 'Chat history' },
+    });
     this.#history.hidden = true;
     this.#banner = h('div', { className: 'banner', attrs: { role: 'status' } });
-    this.#empty = h('div', { className: 'empty', text: 'Ask Arbor anything about this workspace.' });
-    this.#transcript = h('main', { className: 'transcript', attrs: { 'aria-label': 'Conversation' } }, this.#empty);
+    this.#empty = h('div', {
+      className: 'empty',
+      text: 'Ask Arbor anything about this workspace.',
+    });
+    this.#transcript = h(
+      'main',
+      { className: 'transcript', attrs: { 'aria-label': 'Conversation' } },
+      this.#empty,
+    );
     this.#plan = h('section', { className: 'plan', attrs: { 'aria-label': 'Plan' } });
-    this.#live = h('div', { className: 'visually-hidden', attrs: { 'aria-live': 'polite', role: 'status' } });
+    this.#live = h('div', {
+      className: 'visually-hidden',
+      attrs: { 'aria-live': 'polite', role: 'status' },
+    });
 
     this.#input = h('textarea', {
       className: 'composer-input',
-      attrs: { rows: '3', placeholder: 'Ask Arbor… (Enter to send, Shift+Enter for a new line)', 'aria-label': 'Message' },
+      attrs: {
+        rows: '3',
+        placeholder: 'Ask Arbor… (Enter to send, Shift+Enter for a new line)',
+        'aria-label': 'Message',
+      },
     });
     this.#input.addEventListener('keydown', (event) => this.#onKey(event));
-    this.#mode = h('select', { className: 'mode-select', attrs: { 'aria-label': 'Permission mode' } });
+    this.#mode = h('select', {
+      className: 'mode-select',
+      attrs: { 'aria-label': 'Permission mode' },
+    });
     for (const mode of MODES) {
-      this.#mode.append(h('option', { text: mode.label, attrs: { value: mode.value, title: mode.title } }));
+      this.#mode.append(
+        h('option', { text: mode.label, attrs: { value: mode.value, title: mode.title } }),
+      );
     }
     this.#mode.addEventListener('change', () => {
       const mode = this.#mode.value as PermissionMode;
@@ -91,7 +119,10 @@ export class ChatView {
       this.#mode.value = this.model.mode;
       this.post({ type: 'setMode', mode });
     });
-    this.#modelPicker = h('select', { className: 'model-select', attrs: { 'aria-label': 'Model (starts a new chat)' } });
+    this.#modelPicker = h('select', {
+      className: 'model-select',
+      attrs: { 'aria-label': 'Model (starts a new chat)' },
+    });
     this.#modelPicker.addEventListener('change', () => {
       const value = this.#modelPicker.value;
       this.#modelPicker.value = this.model.model ?? '';
@@ -99,7 +130,10 @@ export class ChatView {
     });
     this.#send = h(
       'button',
-      { className: 'button primary send', attrs: { type: 'submit', title: 'Send (Enter)', 'aria-label': 'Send' } },
+      {
+        className: 'button primary send',
+        attrs: { type: 'submit', title: 'Send (Enter)', 'aria-label': 'Send' },
+      },
       icon('send'),
     );
     this.#cancel = h(
@@ -145,7 +179,9 @@ export class ChatView {
       this.#live,
       form,
     );
-    this.#transcript.addEventListener('scroll', () => (this.#pinned = this.#nearBottom()), { passive: true });
+    this.#transcript.addEventListener('scroll', () => (this.#pinned = this.#nearBottom()), {
+      passive: true,
+    });
     // One listener for every copy button, present and future.
     this.root.addEventListener('click', (event) => {
       const button = (event.target as Element).closest?.('.copy-code');
@@ -176,7 +212,14 @@ export class ChatView {
     if (dirty.all || dirty.plan) this.#renderPlan();
     if (dirty.all || dirty.chrome || dirty.turnMeta.size > 0) this.#renderChrome();
     this.#empty.hidden = this.model.turnOrder.length > 0;
-    if (this.#pinned && (dirty.all || dirty.addedTurns.length > 0 || dirty.nodes.size > 0 || dirty.texts.size > 0 || dirty.approvals)) {
+    if (
+      this.#pinned &&
+      (dirty.all ||
+        dirty.addedTurns.length > 0 ||
+        dirty.nodes.size > 0 ||
+        dirty.texts.size > 0 ||
+        dirty.approvals)
+    ) {
       this.#transcript.scrollTop = this.#transcript.scrollHeight;
     }
   }
@@ -197,7 +240,8 @@ export class ChatView {
     this.#turns.set(turnId, view);
     this.#transcript.append(view.el);
     view.updateMeta(turn);
-    for (const node of this.model.topLevelNodes(turn)) this.#mountCard(turn, view, node, view.activity);
+    for (const node of this.model.topLevelNodes(turn))
+      this.#mountCard(turn, view, node, view.activity);
     view.updateAnswer(this.model, turn);
   }
 
@@ -262,7 +306,12 @@ export class ChatView {
     return card?.body?.children;
   }
 
-  #mountCard(turn: TurnModel, view: TurnView, node: ExecutionTreeNode, container: HTMLElement): CardView {
+  #mountCard(
+    turn: TurnModel,
+    view: TurnView,
+    node: ExecutionTreeNode,
+    container: HTMLElement,
+  ): CardView {
     const card = new CardView(node.id);
     card.el.setAttribute('role', 'listitem');
     view.cards.set(node.id, card);
@@ -323,11 +372,21 @@ export class ChatView {
         el = approvalCard(approval, {
           decide: (a, decision) => {
             if (this.model.answer(a.request.turnId, a.request.toolCallId, decision)) {
-              this.post({ type: 'approve', turnId: a.request.turnId, toolCallId: a.request.toolCallId, decision });
+              this.post({
+                type: 'approve',
+                turnId: a.request.turnId,
+                toolCallId: a.request.toolCallId,
+                decision,
+              });
               this.#renderApprovals();
             }
           },
-          showDiff: (a) => this.post({ type: 'showDiff', turnId: a.request.turnId, toolCallId: a.request.toolCallId }),
+          showDiff: (a) =>
+            this.post({
+              type: 'showDiff',
+              turnId: a.request.turnId,
+              toolCallId: a.request.toolCallId,
+            }),
         });
         this.#approvalEls.set(approval.key, el);
         this.#announce(`Approval needed: ${approval.request.name}`);
@@ -372,7 +431,11 @@ export class ChatView {
           h(
             'li',
             { className: `plan-entry ${entry.status}`, attrs: { 'data-status': entry.status } },
-            icon(PLAN_ICON[entry.status], entry.status.replace('_', ' '), entry.status === 'in_progress'),
+            icon(
+              PLAN_ICON[entry.status],
+              entry.status.replace('_', ' '),
+              entry.status === 'in_progress',
+            ),
             h('span', { text: entry.content }),
           ),
         ),
@@ -388,7 +451,15 @@ export class ChatView {
     let banner = '';
     let level = 'info';
     if (conn.status !== 'ready') {
-      banner = conn.message ?? { starting: 'Starting the Arbor daemon…', restarting: 'The Arbor daemon stopped; restarting…', failed: 'The Arbor daemon is not running.', stopped: 'The Arbor daemon stopped.', ready: '' }[conn.status];
+      banner =
+        conn.message ??
+        {
+          starting: 'Starting the Arbor daemon…',
+          restarting: 'The Arbor daemon stopped; restarting…',
+          failed: 'The Arbor daemon is not running.',
+          stopped: 'The Arbor daemon stopped.',
+          ready: '',
+        }[conn.status];
       level = conn.status === 'failed' ? 'error' : 'info';
     } else if (m.noSession) {
       banner = m.noSession;
@@ -404,7 +475,9 @@ export class ChatView {
     const models = m.model && !m.models.includes(m.model) ? [m.model, ...m.models] : m.models;
     const current = Array.from(this.#modelPicker.options).map((o) => o.value);
     if (current.join('\n') !== models.join('\n')) {
-      this.#modelPicker.replaceChildren(...models.map((value) => h('option', { text: value, attrs: { value } })));
+      this.#modelPicker.replaceChildren(
+        ...models.map((value) => h('option', { text: value, attrs: { value } })),
+      );
     }
     this.#modelPicker.hidden = models.length === 0;
     this.#modelPicker.value = m.model ?? '';
@@ -422,7 +495,12 @@ export class ChatView {
       this.#focusRequests = m.focusRequests;
       this.#input.focus();
     }
-    const state = m.state === 'requires_action' ? 'Waiting for your approval' : m.running ? 'Arbor is working' : '';
+    const state =
+      m.state === 'requires_action'
+        ? 'Waiting for your approval'
+        : m.running
+          ? 'Arbor is working'
+          : '';
     if (state) this.#announce(state);
   }
 
@@ -435,11 +513,17 @@ export class ChatView {
         ...m.sessions.map((s) =>
           h(
             'li',
-            { className: `history-item${s.sessionId === m.sessionId ? ' current' : ''}`, attrs: { 'data-session-id': s.sessionId } },
+            {
+              className: `history-item${s.sessionId === m.sessionId ? ' current' : ''}`,
+              attrs: { 'data-session-id': s.sessionId },
+            },
             h('button', {
               className: 'history-open',
               text: s.title || 'Untitled chat',
-              attrs: { type: 'button', 'aria-current': s.sessionId === m.sessionId ? 'true' : undefined },
+              attrs: {
+                type: 'button',
+                'aria-current': s.sessionId === m.sessionId ? 'true' : undefined,
+              },
               on: {
                 click: () => {
                   this.post({ type: 'switchSession', sessionId: s.sessionId });
@@ -451,7 +535,11 @@ export class ChatView {
               'button',
               {
                 className: 'icon-button history-delete',
-                attrs: { type: 'button', title: 'Delete chat', 'aria-label': `Delete chat ${s.title}` },
+                attrs: {
+                  type: 'button',
+                  title: 'Delete chat',
+                  'aria-label': `Delete chat ${s.title}`,
+                },
                 on: { click: () => this.post({ type: 'deleteSession', sessionId: s.sessionId }) },
               },
               icon('trash'),
@@ -460,7 +548,8 @@ export class ChatView {
         ),
       ),
     );
-    if (m.sessions.length === 0) this.#history.append(h('div', { className: 'empty', text: 'No chats yet.' }));
+    if (m.sessions.length === 0)
+      this.#history.append(h('div', { className: 'empty', text: 'No chats yet.' }));
   }
 
   #toggleHistory(open = this.#history.hidden): void {

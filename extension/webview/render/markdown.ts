@@ -11,7 +11,18 @@ const marked = new Marked({ gfm: true, breaks: false, async: false });
 
 const PURIFY_CONFIG: Config & { RETURN_DOM_FRAGMENT: true } = {
   // No inline styles (the CSP forbids them anyway), no forms, no media that could load remotely.
-  FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'img', 'video', 'audio', 'iframe'],
+  FORBID_TAGS: [
+    'style',
+    'form',
+    'input',
+    'button',
+    'textarea',
+    'select',
+    'img',
+    'video',
+    'audio',
+    'iframe',
+  ],
   FORBID_ATTR: ['style', 'srcset'],
   RETURN_DOM_FRAGMENT: true,
 };

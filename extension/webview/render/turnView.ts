@@ -18,7 +18,10 @@ export class TurnView {
 
   constructor(readonly turnId: string) {
     this.#user = h('div', { className: 'user-message' });
-    this.activity = h('div', { className: 'activity', attrs: { role: 'list', 'aria-label': 'Tool calls' } });
+    this.activity = h('div', {
+      className: 'activity',
+      attrs: { role: 'list', 'aria-label': 'Tool calls' },
+    });
     this.approvals = h('div', { className: 'turn-approvals' });
     this.#answer = h('div', { className: 'answer markdown' });
     this.#budget = h('div', { className: 'budget-notices' });
@@ -44,7 +47,12 @@ export class TurnView {
     if (this.#budget.childElementCount !== turn.budget.length) {
       this.#budget.replaceChildren(
         ...turn.budget.map((notice) =>
-          h('div', { className: 'budget-notice', attrs: { role: 'alert' } }, icon('warning'), h('span', { text: budgetText(notice) })),
+          h(
+            'div',
+            { className: 'budget-notice', attrs: { role: 'alert' } },
+            icon('warning'),
+            h('span', { text: budgetText(notice) }),
+          ),
         ),
       );
     }

@@ -10,7 +10,6 @@
  * Exit code: 0 when the daemon closes the connection, 1 on an internal
  * failure, 2 on a usage error. Diagnostics go to stderr.
  */
-import { readFileSync } from 'node:fs';
 import { ArborClient } from './arborClient.js';
 import { UnsupportedDaemonVersionError } from './clientErrors.js';
 import {
@@ -19,7 +18,7 @@ import {
   runConformanceDriver,
   type DriverConfig,
 } from './conformanceDriver.js';
-import { connectSocket, spawnDaemon } from './node.js';
+import { connectSocket, readTokenFile, spawnDaemon } from './node.js';
 
 const CLIENT_INFO = { name: 'arbor-client-core-driver', version: '0.1.0' };
 
@@ -28,7 +27,7 @@ const log = (line: string): void => void process.stderr.write(`conformance-drive
 async function connect(config: DriverConfig): Promise<ArborClient> {
   if (config.connection.kind === 'socket') {
     const { tokenFile } = config.connection;
-    const token = tokenFile === undefined ? undefined : readFileSync(tokenFile, 'utf8').trim();
+    const token = tokenFile === undefined ? undefined : readTokenFile(tokenFile);
     const { connection } = await connectSocket(config.connection.endpoint);
     return new ArborClient(connection, {
       clientInfo: CLIENT_INFO,
@@ -40,7 +39,9 @@ async function connect(config: DriverConfig): Promise<ArborClient> {
   const windows = process.platform === 'win32';
   const daemon = await spawnDaemon({
     command: windows ? (process.env['ComSpec'] ?? 'cmd.exe') : '/bin/sh',
-    args: windows ? ['/d', '/s', '/c', config.connection.command] : ['-c', config.connection.command],
+    args: windows
+      ? ['/d', '/s', '/c', config.connection.command]
+      : ['-c', config.connection.command],
     stderr: 'inherit',
   });
   return new ArborClient(daemon.connection, { clientInfo: CLIENT_INFO, processId: process.pid });
@@ -80,7 +81,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    log(
+      `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
     process.exit(1);
   },
 );

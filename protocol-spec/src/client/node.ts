@@ -5,6 +5,7 @@
  * MessageConnection and nothing else.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import {
   createMessageConnection,
@@ -110,6 +111,11 @@ export function connectSocket(
       resolve({ socket, connection });
     });
   });
+}
+
+/** A socket token from a file (`<data-dir>/token`, or a conformance run's token file), trimmed. */
+export function readTokenFile(file: string): string {
+  return readFileSync(file, 'utf8').trim();
 }
 
 export type DaemonTarget = { spawn: SpawnDaemonOptions } | { socket: string | SocketAddress };

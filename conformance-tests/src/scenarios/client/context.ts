@@ -182,12 +182,15 @@ export async function makeClientContext(
         };
       });
       const init = await conn.waitFor(
-        (m) => m.kind === 'notification' && (m.message as JsonObject).method === Methods.Initialized.method,
+        (m) =>
+          m.kind === 'notification' &&
+          (m.message as JsonObject).method === Methods.Initialized.method,
         timeouts.requestMs,
       );
       if (!init) throw new Abort('the client did not complete initialize / initialized');
       const attach = await conn.waitFor(
-        (m) => m.kind === 'request' && (m.message as JsonObject).method === Methods.SessionAttach.method,
+        (m) =>
+          m.kind === 'request' && (m.message as JsonObject).method === Methods.SessionAttach.method,
         timeouts.requestMs,
       );
       if (!attach)

@@ -62,7 +62,9 @@ export const initialize: Scenario<ClientContext> = {
       `initialize carried protocolVersion ${JSON.stringify(version)}, expected ${ctx.protocolVersion}`,
     );
     const initialized = await conn.waitFor(
-      (m) => m.kind === 'notification' && (m.message as JsonObject).method === Methods.Initialized.method,
+      (m) =>
+        m.kind === 'notification' &&
+        (m.message as JsonObject).method === Methods.Initialized.method,
       timeouts.requestMs,
     );
     r.expect(
@@ -185,9 +187,13 @@ export const approval: Scenario<ClientContext> = {
     const conn = await ready(ctx);
     requireClientCapability(conn, 'client.approvals');
     startTurnWithToolAwaitingApproval(ctx, conn, 'call-1');
-    const answer = await conn.request(Methods.ApprovalRequest.method, approvalParams(ctx, 'call-1'), {
-      noResponseCheck: 'client.approvals.valid-decision',
-    });
+    const answer = await conn.request(
+      Methods.ApprovalRequest.method,
+      approvalParams(ctx, 'call-1'),
+      {
+        noResponseCheck: 'client.approvals.valid-decision',
+      },
+    );
     if (!answer) return;
     const decision = (answer.result as JsonObject | undefined)?.decision;
     ctx.recorder.expect(
@@ -380,7 +386,12 @@ export const tree: Scenario<ClientContext> = {
     ctx.emit(conn, Methods.SessionState.method, { state: 'running', turnId: 'turn-1' });
     for (const [i, nodes] of TREE_STREAM.entries()) {
       ctx.emit(conn, Methods.TreeUpdate.method, { turnId: 'turn-1', nodes });
-      if (i === 2) ctx.emit(conn, Methods.ChatChunk.method, { turnId: 'turn-1', nodeId: 't', text: 'Hello, ' });
+      if (i === 2)
+        ctx.emit(conn, Methods.ChatChunk.method, {
+          turnId: 'turn-1',
+          nodeId: 't',
+          text: 'Hello, ',
+        });
     }
     ctx.emit(conn, Methods.ChatChunk.method, { turnId: 'turn-1', nodeId: 't', text: 'tree.' });
     ctx.emit(conn, Methods.SessionState.method, {
@@ -527,8 +538,7 @@ export const versionUnsupported: Scenario<ClientContext> = {
     const forbidden = conn.messages
       .slice(answeredAt ?? 0)
       .filter(
-        (m) =>
-          m.kind === 'request' && (m.message as JsonObject).method !== Methods.Shutdown.method,
+        (m) => m.kind === 'request' && (m.message as JsonObject).method !== Methods.Shutdown.method,
       )
       .map((m) => String((m.message as JsonObject).method));
     ctx.recorder.expect(
@@ -544,7 +554,8 @@ export const versionUnsupported: Scenario<ClientContext> = {
 export const budget: Scenario<ClientContext> = {
   id: 'client-budget',
   role: 'client',
-  title: 'budget/exceeded and cost/summary do not end the turn, session/state idle does; duplicates are ignored',
+  title:
+    'budget/exceeded and cost/summary do not end the turn, session/state idle does; duplicates are ignored',
   checks: ['client.budget.not-turn-end', 'client.events.duplicate-ignored'],
   async run(ctx) {
     const conn = await ready(ctx);
@@ -583,7 +594,10 @@ export const budget: Scenario<ClientContext> = {
     );
     // The same chunk again, with its old seq: a duplicate to ignore.
     ctx.emit(conn, Methods.ChatChunk.method, chunk, chunkSeq);
-    ctx.emit(conn, Methods.TreeUpdate.method, { turnId, nodes: [{ ...turnNode, status: 'error' }] });
+    ctx.emit(conn, Methods.TreeUpdate.method, {
+      turnId,
+      nodes: [{ ...turnNode, status: 'error' }],
+    });
     ctx.emit(conn, Methods.SessionState.method, {
       state: 'idle',
       turnId,

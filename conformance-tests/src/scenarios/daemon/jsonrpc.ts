@@ -66,7 +66,12 @@ export const jsonRpcErrors: Scenario<DaemonContext> = {
       noResponseCheck: 'daemon.jsonrpc.invalid-envelope',
     });
     conn.sendRaw(
-      JSON.stringify({ jsonrpc: '1.0', id: 'env-1', method: Methods.SessionList.method, params: {} }),
+      JSON.stringify({
+        jsonrpc: '1.0',
+        id: 'env-1',
+        method: Methods.SessionList.method,
+        params: {},
+      }),
     );
     const envelope = await badVersion;
     if (envelope) {
@@ -79,7 +84,9 @@ export const jsonRpcErrors: Scenario<DaemonContext> = {
     }
     // An unusable id (an object) must be answered with id null.
     from = conn.messages.length;
-    conn.sendRaw(JSON.stringify({ jsonrpc: '2.0', id: { not: 'an id' }, method: Methods.SessionList.method }));
+    conn.sendRaw(
+      JSON.stringify({ jsonrpc: '2.0', id: { not: 'an id' }, method: Methods.SessionList.method }),
+    );
     const unusable = (await conn.waitFor(isResponse, timeouts.requestMs, from))?.message as
       ResponseMessage | undefined;
     if (!unusable)
@@ -139,7 +146,9 @@ export const batch: Scenario<DaemonContext> = {
     const { conn } = await ctx.connect();
     const from = conn.messages.length;
     conn.sendRaw(
-      JSON.stringify([{ jsonrpc: '2.0', id: 'batch-1', method: Methods.SessionList.method, params: {} }]),
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 'batch-1', method: Methods.SessionList.method, params: {} },
+      ]),
     );
     const answer = await conn.waitFor(isResponse, timeouts.requestMs, from);
     if (!answer) {
@@ -225,7 +234,12 @@ export const cancelInFlight: Scenario<DaemonContext> = {
     const answer = conn.expectResponse('cancel-me', Methods.SessionList.method, {
       noResponseCheck: 'daemon.jsonrpc.cancel-still-responds',
     });
-    const request = { jsonrpc: '2.0', id: 'cancel-me', method: Methods.SessionList.method, params: {} };
+    const request = {
+      jsonrpc: '2.0',
+      id: 'cancel-me',
+      method: Methods.SessionList.method,
+      params: {},
+    };
     const cancel = { jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 'cancel-me' } };
     conn.sendBytes(
       Buffer.concat([encodeFrame(JSON.stringify(request)), encodeFrame(JSON.stringify(cancel))]),
@@ -239,9 +253,13 @@ export const cancelInFlight: Scenario<DaemonContext> = {
       `the cancelled request got ${describe(response)}, expected its result or -32800`,
     );
     // Still serving: one more request must be answered.
-    const after = await conn.request(Methods.SessionList.method, {}, {
-      noResponseCheck: 'daemon.jsonrpc.cancel-still-responds',
-    });
+    const after = await conn.request(
+      Methods.SessionList.method,
+      {},
+      {
+        noResponseCheck: 'daemon.jsonrpc.cancel-still-responds',
+      },
+    );
     if (after)
       ctx.recorder.expect(
         'daemon.jsonrpc.cancel-still-responds',

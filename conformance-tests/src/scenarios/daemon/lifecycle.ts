@@ -179,9 +179,13 @@ export const socketToken: Scenario<DaemonContext> = {
       ['bad-token', 'not-the-token'],
     ] as const) {
       const { conn } = await ctx.open(label);
-      const answer = await conn.request(Methods.Initialize.method, ctx.initializeParams({ params: { token } }), {
-        noResponseCheck: 'daemon.transport.socket-token',
-      });
+      const answer = await conn.request(
+        Methods.Initialize.method,
+        ctx.initializeParams({ params: { token } }),
+        {
+          noResponseCheck: 'daemon.transport.socket-token',
+        },
+      );
       if (answer)
         ctx.recorder.expect(
           'daemon.transport.socket-token',

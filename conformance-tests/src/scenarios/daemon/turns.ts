@@ -39,7 +39,11 @@ const isTurnEnd =
     if (m.kind !== 'notification') return false;
     const msg = m.message as JsonObject;
     const p = (msg.params ?? {}) as JsonObject;
-    if (msg.method !== Methods.SessionState.method || p.sessionId !== sessionId || p.state !== 'idle')
+    if (
+      msg.method !== Methods.SessionState.method ||
+      p.sessionId !== sessionId ||
+      p.state !== 'idle'
+    )
       return false;
     // checkTurn judges a missing stopReason; an idle naming neither turn nor reason ends nothing.
     return p.turnId === turnId || (p.turnId === undefined && p.stopReason !== undefined);
@@ -141,7 +145,9 @@ export function checkStart(
 
 /** Tree invariants over every tree/update of one turn. */
 export function checkTree(r: Recorder, events: Event[], turnId: string): void {
-  const updates = events.filter((e) => e.method === Methods.TreeUpdate.method && e.params.turnId === turnId);
+  const updates = events.filter(
+    (e) => e.method === Methods.TreeUpdate.method && e.params.turnId === turnId,
+  );
   if (updates.length === 0) {
     r.fail('daemon.tree.turn-root', 'the turn announced no tree node');
     return;
@@ -436,7 +442,10 @@ export const twoClients: Scenario<DaemonContext> = {
     const a = await ctx.connect('controller');
     const sessionId = await scriptedSession(ctx, a, { '*': [{ text: 'Hello, both of you.' }] });
     const b = await ctx.connect('observer');
-    const attach = await b.conn.request(Methods.SessionAttach.method, { sessionId, role: 'observer' });
+    const attach = await b.conn.request(Methods.SessionAttach.method, {
+      sessionId,
+      role: 'observer',
+    });
     const lastSeq = (attach?.result as JsonObject | undefined)?.lastSeq;
     if (typeof lastSeq !== 'number') {
       ctx.recorder.fail(

@@ -233,6 +233,7 @@ export function grepTool(workspace: Workspace): Tool {
           }
           if (looksBinary(content)) continue;
           const lines = content.toString('utf8').split('\n');
+          if (lines[lines.length - 1] === '') lines.pop(); // the final newline ends a line, it opens none
           let lastPrinted = -1;
           for (let i = 0; i < lines.length; i++) {
             if (!regex.test(lines[i]!)) continue;

@@ -7,12 +7,17 @@
  * from a bare touch); a stat + hash check at write time covers what the
  * watcher has not reported yet.
  *
- * The watcher starts on the session's first file access, never follows
- * symbolic links (so never leaves the root), and skips node_modules and .git.
+ * Cheap on big trees: the watcher watches the files the agent has read or
+ * written in this session, not the whole workspace (bench/watcher.ts: a
+ * whole-tree chokidar watch of 50,000 files takes seconds and hundreds of MiB,
+ * and one inotify watch per file). It never follows symbolic links (so never
+ * leaves the root) and skips node_modules and .git; files there still get
+ * the write-time check. glob and grep read the disk at call time, so they are
+ * always fresh without it.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync, type Stats } from 'node:fs';
-import { relative, sep } from 'node:path';
+import { basename, dirname, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 
 /** Directories the watcher never enters. */
@@ -39,17 +44,23 @@ export function watchedPathFilter(rootReal: string): (path: string) => boolean {
 }
 
 export interface WatcherHandle {
-  ready: Promise<void>;
+  /** Resolves when the paths given so far are watched. */
+  readonly ready: Promise<void>;
+  /** Watches one more path (a file, or a directory with everything below it). */
+  add(path: string): void;
+  /** The path is watched now (chokidar sets a watch up shortly after add). */
+  isWatching(path: string): boolean;
   close(): Promise<void>;
 }
 
-/** A chokidar watcher over a workspace, as the guard and the benchmark use it. */
+/** A chokidar watcher inside a workspace, as the guard and the benchmark use it. */
 export function watchWorkspace(
   rootReal: string,
   onChange: (path: string) => void,
   onError: (error: unknown) => void = () => undefined,
+  initial: readonly string[] = [],
 ): WatcherHandle {
-  const watcher: FSWatcher = watch(rootReal, {
+  const watcher: FSWatcher = watch([...initial], {
     ignoreInitial: true,
     followSymlinks: false,
     ignored: watchedPathFilter(rootReal),
@@ -58,7 +69,12 @@ export function watchWorkspace(
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   watcher.on('change', onChange).on('unlink', onChange).on('add', onChange);
   watcher.on('error', onError);
-  return { ready, close: () => watcher.close() };
+  return {
+    ready,
+    add: (path) => void watcher.add(path),
+    isWatching: (path) => watcher.getWatched()[dirname(path)]?.includes(basename(path)) ?? false,
+    close: () => watcher.close(),
+  };
 }
 
 export class StaleWriteGuard {
@@ -71,17 +87,26 @@ export class StaleWriteGuard {
     private readonly options: { watch: boolean; log?: (message: string) => void } = { watch: true },
   ) {}
 
-  /** Resolves once the watcher reports its initial scan done (tests, benchmarks). */
-  async ready(): Promise<void> {
+  /** Resolves once every file seen so far is watched (tests). */
+  async ready(timeoutMs = 3000): Promise<void> {
     this.startWatching();
-    await this.watcher?.ready;
+    const watcher = this.watcher;
+    if (!watcher) return;
+    await watcher.ready;
+    const deadline = Date.now() + timeoutMs;
+    const ignored = watchedPathFilter(this.rootReal);
+    while ([...this.seen.keys()].some((p) => !ignored(p) && !watcher.isWatching(p)) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
   }
 
   /** The agent read (or wrote) `real` with this content. */
   saw(real: string, content: Buffer | string, stats?: Stats): void {
     this.startWatching();
     const stat = stats ?? statSync(real);
+    const first = !this.seen.has(real);
     this.seen.set(real, { hash: hashOf(content), mtimeMs: stat.mtimeMs, size: stat.size, changed: false });
+    if (first) this.watcher?.add(real);
   }
 
   /** Why writing `real` must be refused now, or undefined when it may go ahead. */
