@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isatty } from 'node:tty';
 import { fileURLToPath } from 'node:url';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -18,7 +19,8 @@ const root = mkdtempSync(join(tmpdir(), 'arbor-demo-'));
 const workspace = join(root, 'thermo');
 cpSync(here('./sample-workspace'), workspace, { recursive: true });
 
-const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+// isatty, not process.stdin.isTTY: opening process.stdin here would steal the keys meant for `arbor chat`.
+const interactive = isatty(0) && isatty(1);
 const mode = interactive ? 'default' : 'auto';
 const extra = process.argv.slice(2);
 const say = (line) => process.stderr.write(`${line}\n`);

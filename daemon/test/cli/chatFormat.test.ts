@@ -120,6 +120,7 @@ describe('arbor chat: the tree as lines', () => {
       ['Plan', '  [x] read', '  [~] write', '  [ ] test'],
     );
     assert.equal(formatDuration(61_000), '1m01s');
+    assert.equal(formatDuration(179_700), '3m00s');
     assert.equal(formatCost(null), 'price unknown');
     assert.equal(formatCost(0.00042), '$0.0004');
   });

@@ -4,6 +4,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
+import { stripAnsi } from '../../src/cli/chat/terminalStyle.js';
+import { HAS_SCRIPT } from './chatProcess.js';
 import { fileURLToPath } from 'node:url';
 
 const EXAMPLES = fileURLToPath(new URL('../../../examples/', import.meta.url));
@@ -55,4 +57,36 @@ describe('npm start (the demo turn)', function () {
     assert.equal(digest(SAMPLE), before, 'examples/sample-workspace is unchanged');
     assert.ok(!existsSync(join(SAMPLE, 'REVIEW.md')));
   });
+
+  (HAS_SCRIPT ? it : it.skip)(
+    'asks for the write on a terminal and writes REVIEW.md in the copy after "a"',
+    async () => {
+      const before = digest(SAMPLE);
+      const command = `stty cols 120 rows 50; exec '${process.execPath}' '${join(EXAMPLES, 'run-demo.mjs')}'`;
+      const child = spawn('script', ['-qfec', command, '/dev/null'], {
+        stdio: 'pipe',
+        env: { ...process.env, TERM: 'xterm-256color' },
+      });
+      let out = '';
+      let asked = false;
+      child.stdout.on('data', (b: Buffer) => {
+        out += b.toString();
+        if (!asked && /needs approval/.test(out)) {
+          asked = true;
+          child.stdin.write('a');
+        }
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      const text = stripAnsi(out);
+      assert.ok(asked, `the write asked for approval:\n${text}`);
+      assert.equal(code, 0, text);
+      const copy = /Workspace: a copy of examples\/sample-workspace at (\S+)/.exec(text)?.[1];
+      assert.ok(
+        copy && existsSync(join(copy, 'REVIEW.md')),
+        'the allowed write happened in the copy',
+      );
+      assert.match(text, /write_file: allowed/);
+      assert.equal(digest(SAMPLE), before, 'examples/sample-workspace is unchanged');
+    },
+  );
 });

@@ -176,11 +176,12 @@ describe('workspace tools', function () {
     it('the watcher catches an edit that keeps size and mtime', async () => {
       const file = join(ws, 't.txt');
       writeFileSync(file, 'aaaa');
+      utimesSync(file, 1_000_000_000, 1_000_000_000); // whole seconds: restorable exactly
       await call('read_file', { path: 't.txt' });
       await workspace.guard.ready();
-      const before = statSync(file);
       writeFileSync(file, 'bbbb');
-      utimesSync(file, before.atime, before.mtime);
+      utimesSync(file, 1_000_000_000, 1_000_000_000);
+      assert.equal(statSync(file).mtimeMs, 1_000_000_000_000);
       // The watcher reports the change; the stat check alone would miss it.
       await until(() => workspace.guard.staleReason(file, 't.txt') !== undefined, 5000).catch(() => undefined);
       const refused = await call('write_file', { path: 't.txt', content: 'agent' });

@@ -44,6 +44,9 @@ export interface ClientContext extends ScenarioBase {
 
 const BRIDGE = fileURLToPath(new URL('../../../bin/stdio-bridge.mjs', import.meta.url));
 
+/** How long a client may take to start and connect, whatever the answer timeout. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 /** The driver's approval policy for each scenario (documented in README). */
 const POLICIES: Record<string, ApprovalPolicy> = {
   'client-approval': 'deny',
@@ -147,7 +150,8 @@ export async function makeClientContext(
     sessionInfo,
     clientExit: client.exit,
     token,
-    accept(timeoutMs = timeouts.requestMs) {
+    // Starting a client process can take seconds on a busy machine; answers should not.
+    accept(timeoutMs = Math.max(timeouts.requestMs, CONNECT_TIMEOUT_MS)) {
       const ready = queued.shift();
       if (ready) return Promise.resolve(ready);
       return new Promise((resolve, reject) => {

@@ -92,7 +92,6 @@ export class StaleWriteGuard {
     this.startWatching();
     const watcher = this.watcher;
     if (!watcher) return;
-    await watcher.ready;
     const deadline = Date.now() + timeoutMs;
     const ignored = watchedPathFilter(this.rootReal);
     while ([...this.seen.keys()].some((p) => !ignored(p) && !watcher.isWatching(p)) && Date.now() < deadline) {
