@@ -6,6 +6,7 @@
  * ESM webview and tests, hence the `.cjs` extension.
  */
 import * as vscode from 'vscode';
+import type { InitializeResult } from '@arbor/protocol';
 import { ChatController } from './chat/chatController.js';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chatViewProvider.js';
 import { ApiKeys } from './daemon/apiKeys.js';
@@ -21,6 +22,8 @@ class ArborExtension extends Disposable {
   readonly supervisor: DaemonSupervisor;
   readonly controller: ChatController;
   readonly chatView: ChatViewProvider;
+  /** The daemon's answer to the last `initialize` (for the exported API). */
+  lastInit: InitializeResult | undefined;
 
   constructor(context: vscode.ExtensionContext) {
     super();
@@ -48,6 +51,7 @@ class ArborExtension extends Disposable {
     this.chatView = this._register(
       new ChatViewProvider(context.extensionUri, this.controller, this.output),
     );
+    this._register(this.supervisor.onDidConnect(({ init }) => (this.lastInit = init)));
     const status = this._register(new ArborStatusBar());
     this._register(this.controller.onDidChangeStatus((s) => status.update(s)));
 
@@ -107,12 +111,32 @@ class ArborExtension extends Disposable {
 
 let extension: ArborExtension | undefined;
 
-export function activate(context: vscode.ExtensionContext): {
+/** What the extension exports (tests and other extensions). */
+export interface ArborApi {
+  /** The session the chat view shows. */
   currentSessionId(): string | undefined;
-} {
+  /** The live daemon connection: who answered and the editor tools declared to it. */
+  connection():
+    | { serverName: string; protocolVersion: number; clientTools: boolean; declaredTools: string[] }
+    | undefined;
+}
+
+export function activate(context: vscode.ExtensionContext): ArborApi {
   extension = new ArborExtension(context);
   context.subscriptions.push(extension);
-  return { currentSessionId: () => extension?.controller.currentSessionId };
+  return {
+    currentSessionId: () => extension?.controller.currentSessionId,
+    connection: () => {
+      const init = extension?.supervisor.client ? extension.lastInit : undefined;
+      if (!init) return undefined;
+      return {
+        serverName: init.serverInfo.name,
+        protocolVersion: init.protocolVersion,
+        clientTools: init.capabilities.clientTools !== undefined,
+        declaredTools: EDITOR_TOOLS.map((t) => t.name),
+      };
+    },
+  };
 }
 
 export async function deactivate(): Promise<void> {
