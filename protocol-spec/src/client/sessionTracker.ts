@@ -62,8 +62,9 @@ export class SessionTracker implements Disposable {
       client.setConformanceStateHandler(({ sessionId }) => {
         const view = this.#views.get(sessionId);
         if (!view)
+          // conformance.md#conformance-state-unknown-session
           throw new ResponseError(
-            ArborErrorCodes.NotAttached,
+            ArborErrorCodes.SessionNotFound,
             `Session ${sessionId} is not tracked`,
           );
         return view.conformanceState();

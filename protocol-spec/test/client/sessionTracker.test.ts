@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { CancellationTokenSource, ResponseError } from 'vscode-jsonrpc/node';
-import { ErrorCodes, Methods } from '../../src/index.js';
+import { ArborErrorCodes, ErrorCodes, Methods } from '../../src/index.js';
 import {
   ArborClient,
   SessionTracker,
@@ -178,5 +178,12 @@ describe('SessionTracker over a fake daemon', () => {
       pendingApprovals: [],
       text: 'hi',
     });
+  });
+
+  it('answers _arbor/conformance/state for an unknown session with SessionNotFound', async () => {
+    await assert.rejects(
+      daemon.request(Methods.ConformanceState.method, { sessionId: 'ses_unknown' }),
+      (error: { code?: number }) => error.code === ArborErrorCodes.SessionNotFound,
+    );
   });
 });
