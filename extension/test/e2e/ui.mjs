@@ -1,4 +1,4 @@
-/* global process, setTimeout */
+/* global process, setTimeout, URL */
 // The UI half of the end-to-end test: a real VS Code workbench (code-server)
 // in Debian's headless Chromium, driven with playwright-core. The extension's
 // daemon runs on the scripted provider with test/e2e/ui.script.json, so every
@@ -6,6 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { format } from 'node:util';
 import { chromium } from 'playwright-core';
 
 export const CHROMIUM_ARGS = [
@@ -83,10 +84,14 @@ async function chatFrame(page, timeoutMs = 60_000) {
 }
 
 async function openArborView(page) {
-  const icon = page.locator('.part.activitybar .action-label[aria-label^="Arbor"]').first();
+  const item = page.locator('.part.activitybar li.action-item', {
+    has: page.locator('.action-label[aria-label^="Arbor"]'),
+  });
   try {
-    await icon.waitFor({ timeout: 30_000 });
-    await icon.click();
+    await item.first().waitFor({ timeout: 30_000 });
+    // A reload restores the open view; clicking an active container's icon would close it.
+    const active = /\bchecked\b/.test((await item.first().getAttribute('class')) ?? '');
+    if (!active) await item.first().click();
   } catch {
     await runCommand(page, 'Arbor: New Chat');
   }
@@ -95,7 +100,12 @@ async function openArborView(page) {
 
 async function waitForWorkbench(page) {
   await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
-  await page.locator('.explorer-folders-view').first().waitFor({ timeout: 90_000 });
+  // The folder is open and the extension host has shown a status bar entry.
+  await page.locator('.part.statusbar').waitFor({ timeout: 90_000 });
+  await page
+    .locator('.part.activitybar .action-label[aria-label^="Explorer"]')
+    .first()
+    .waitFor({ timeout: 90_000 });
 }
 
 /** The cards of one turn as `label[status]` lines, indented by depth (expanded ones only). */
@@ -148,7 +158,10 @@ async function waitStatus(turn, status, timeout = 60_000) {
     const actual = await turn.getAttribute('data-status');
     if (actual === status) return;
     if (actual !== 'running' || Date.now() > end) {
-      const footer = await turn.locator('.turn-footer').innerText().catch(() => '');
+      const footer = await turn
+        .locator('.turn-footer')
+        .innerText()
+        .catch(() => '');
       throw new Error(`turn is "${actual}" (${footer}), expected "${status}"`);
     }
     await sleep(150);
@@ -157,10 +170,11 @@ async function waitStatus(turn, status, timeout = 60_000) {
 
 /**
  * @param {{ url: string, workspace: string, shots: string, chromium: string, log: (s: string) => void }} o
- * @returns {Promise<{ steps: { name: string, ok: boolean, note?: string }[] }>}
+ * @returns {Promise<{ steps: { name: string, ok: boolean, optional?: boolean, note?: string }[], finished: boolean }>}
  */
 export async function runUiTest(o) {
   const steps = [];
+  let finished = false;
   const browser = await launchBrowser(o.chromium);
   const { page } = browser;
   page.on('pageerror', (e) => o.log(`[pageerror] ${String(e).slice(0, 300)}`));
@@ -172,7 +186,9 @@ export async function runUiTest(o) {
     try {
       const note = await fn();
       steps.push({ name, ok: true, ...(note && { note }) });
-      o.log(`  ok   ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)${note ? ` — ${note}` : ''}`);
+      o.log(
+        `  ok   ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)${note ? ` — ${note}` : ''}`,
+      );
     } catch (error) {
       steps.push({ name, ok: false, optional, note: error.message });
       o.log(`  ${optional ? 'SKIP' : 'FAIL'} ${name}: ${error.message}`);
@@ -203,15 +219,20 @@ export async function runUiTest(o) {
       const top = surveyTurn.locator('.activity > .card');
       const labels = await top.locator(':scope > .card-header .card-label').allInnerTexts();
       check(labels.length === 2, `expected 2 top-level cards, got ${JSON.stringify(labels)}`);
-      check(labels.some((l) => /Inspect the files/.test(l)), `no subtask card in ${labels}`);
-      check(labels.some((l) => /open_file/.test(l)), `no open_file card in ${labels}`);
+      check(
+        labels.some((l) => /Inspect the files/.test(l)),
+        `no subtask card in ${labels}`,
+      );
+      check(
+        labels.some((l) => /open_file/.test(l)),
+        `no open_file card in ${labels}`,
+      );
       await expandAll(surveyTurn);
       const subtask = top.filter({ hasText: 'Inspect the files' }).first();
-      const children = await subtask
-        .locator('.card-children > .card .card-label')
-        .allInnerTexts();
+      const children = await subtask.locator('.card-children > .card .card-label').allInnerTexts();
       check(
-        children.some((l) => /get_selection/.test(l)) && children.some((l) => /get_diagnostics/.test(l)),
+        children.some((l) => /get_selection/.test(l)) &&
+          children.some((l) => /get_diagnostics/.test(l)),
         `subtask children: ${JSON.stringify(children)}`,
       );
       const failed = await surveyTurn.locator('.card.is-error').count();
@@ -219,7 +240,10 @@ export async function runUiTest(o) {
       const answer = await surveyTurn.locator('.answer').innerText();
       check(/Survey complete/.test(answer), `answer: ${answer}`);
       // open_file ran in the editor: hello.txt is open in a tab.
-      await page.locator('.tabs-container .tab', { hasText: 'hello.txt' }).first().waitFor({ timeout: 10_000 });
+      await page
+        .locator('.tabs-container .tab', { hasText: 'hello.txt' })
+        .first()
+        .waitFor({ timeout: 10_000 });
       surveyOutline = await outline(surveyTurn);
       await shot('02-nested-cards');
       return surveyOutline.join(' | ');
@@ -232,7 +256,8 @@ export async function runUiTest(o) {
         await select.selectOption(mode);
         const end = Date.now() + 10_000;
         while ((await select.inputValue()) !== mode) {
-          if (Date.now() > end) throw new Error(`mode stayed ${await select.inputValue()} after choosing ${mode}`);
+          if (Date.now() > end)
+            throw new Error(`mode stayed ${await select.inputValue()} after choosing ${mode}`);
           await sleep(100);
         }
       }
@@ -251,29 +276,42 @@ export async function runUiTest(o) {
       check(content === 'hello from Arbor\n', `hello.txt is now ${JSON.stringify(content)}`);
     });
 
-    await step('approve a daemon write (write_file) and see the file created', async () => {
-      const turn = await send(chat, 'Write a new file');
-      const approval = turn.locator('.approval-card').first();
-      const appeared = await Promise.race([
-        approval.waitFor({ timeout: 30_000 }).then(
-          () => true,
-          () => false,
-        ),
-        waitStatus(turn, 'complete', 30_000).then(
-          () => false,
-          () => false,
-        ),
-      ]);
-      if (!appeared) {
-        const card = await turn.locator('.activity > .card').first().innerText().catch(() => '');
-        throw new Error(`no approval was asked for write_file; its card says: ${card.replace(/\s+/g, ' ').slice(0, 200)}`);
-      }
-      await approval.locator('button[data-decision="allow"]').click();
-      await waitStatus(turn, 'complete');
-      const file = join(o.workspace, 'notes', 'new.txt');
-      check(existsSync(file), 'notes/new.txt was not created');
-      check(readFileSync(file, 'utf8') === 'written by the daemon\n', 'notes/new.txt has other content');
-    }, { optional: process.env['ARBOR_E2E_REQUIRE_WRITE_FILE'] !== '1' });
+    await step(
+      'approve a daemon write (write_file) and see the file created',
+      async () => {
+        const turn = await send(chat, 'Write a new file');
+        const approval = turn.locator('.approval-card').first();
+        const appeared = await Promise.race([
+          approval.waitFor({ timeout: 30_000 }).then(
+            () => true,
+            () => false,
+          ),
+          waitStatus(turn, 'complete', 30_000).then(
+            () => false,
+            () => false,
+          ),
+        ]);
+        if (!appeared) {
+          const card = await turn
+            .locator('.activity > .card')
+            .first()
+            .innerText()
+            .catch(() => '');
+          throw new Error(
+            `no approval was asked for write_file; its card says: ${card.replace(/\s+/g, ' ').slice(0, 200)}`,
+          );
+        }
+        await approval.locator('button[data-decision="allow"]').click();
+        await waitStatus(turn, 'complete');
+        const file = join(o.workspace, 'notes', 'new.txt');
+        check(existsSync(file), 'notes/new.txt was not created');
+        check(
+          readFileSync(file, 'utf8') === 'written by the daemon\n',
+          'notes/new.txt has other content',
+        );
+      },
+      { optional: process.env['ARBOR_E2E_REQUIRE_WRITE_FILE'] !== '1' },
+    );
 
     await step('cancel a running turn', async () => {
       const turn = await send(chat, 'Think for a long time');
@@ -282,19 +320,24 @@ export async function runUiTest(o) {
       await cancel.click();
       await waitStatus(turn, 'cancelled', 20_000);
       await cancel.waitFor({ state: 'hidden', timeout: 10_000 });
-      check(/Cancelled/.test(await turn.locator('.turn-footer').innerText()), 'footer does not say Cancelled');
+      check(
+        /Cancelled/.test(await turn.locator('.turn-footer').innerText()),
+        'footer does not say Cancelled',
+      );
     });
 
     await step('reload the window; the tree is rebuilt from the store', async () => {
       const turnsBefore = await chat.locator('.turn').count();
+      const reloaded = page.waitForEvent('load', { timeout: 60_000 });
       await runCommand(page, 'Developer: Reload Window');
-      await sleep(1000);
+      await reloaded;
       await waitForWorkbench(page);
       chat = await openArborView(page);
       const turns = chat.locator('.turn');
       const end = Date.now() + 60_000;
       while ((await turns.count()) < turnsBefore) {
-        if (Date.now() > end) throw new Error(`only ${await turns.count()} of ${turnsBefore} turns after reload`);
+        if (Date.now() > end)
+          throw new Error(`only ${await turns.count()} of ${turnsBefore} turns after reload`);
         await sleep(250);
       }
       const first = turns.first();
@@ -304,17 +347,29 @@ export async function runUiTest(o) {
         JSON.stringify(after) === JSON.stringify(surveyOutline),
         `tree after reload differs:\n  before ${surveyOutline.join(' | ')}\n  after  ${after.join(' | ')}`,
       );
-      check((await first.getAttribute('data-status')) === 'complete', 'first turn is not complete after reload');
-      check((await turns.nth(turnsBefore - 1).getAttribute('data-status')) === 'cancelled', 'cancelled turn lost');
+      check(
+        (await first.getAttribute('data-status')) === 'complete',
+        'first turn is not complete after reload',
+      );
+      check(
+        (await turns.nth(turnsBefore - 1).getAttribute('data-status')) === 'cancelled',
+        'cancelled turn lost',
+      );
+      const draft = await chat.locator('.composer-input').inputValue();
+      check(
+        draft === '',
+        `the composer kept a sent message after reload: ${JSON.stringify(draft)}`,
+      );
       await shot('04-after-reload');
       return `${turnsBefore} turns`;
     });
+    finished = true;
   } catch {
     // The failing step was recorded; fall through to the verdict.
   } finally {
     await browser.close();
   }
-  return { steps };
+  return { steps, finished };
 }
 
 /**
@@ -340,7 +395,7 @@ export async function runHostSuites(o) {
     const noise =
       /open-vsx\.org|^(Resolving|Resolved) connection|^Creating a socket|grace-time|\[Service Worker\]|\[AgentHost|\[AccountPolicyGate\]|builtin extensions cache/;
     await page.exposeFunction('codeAutomationLog', (_type, args) => {
-      const line = args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
+      const line = format(...args);
       if (o.verbose || !noise.test(line)) o.log(line);
     });
     await page.exposeFunction('codeAutomationExit', (code) => exited(code));

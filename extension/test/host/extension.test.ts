@@ -21,7 +21,11 @@ function extension(): vscode.Extension<ArborApi> {
   return ext;
 }
 
-async function until<T>(what: string, probe: () => T | undefined | PromiseLike<T | undefined>, ms = 30_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | PromiseLike<T | undefined>,
+  ms = 30_000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await probe();
@@ -37,14 +41,19 @@ describe('Arbor in the extension host', () => {
     await ext.activate();
     assert.equal(ext.isActive, true);
     assert.equal(typeof ext.exports.currentSessionId, 'function');
-    console.log(`    VS Code ${vscode.version}, app host ${vscode.env.appHost}, Node ${process.version}`);
+    console.log(
+      `    VS Code ${vscode.version}, app host ${vscode.env.appHost}, Node ${process.version}`,
+    );
   });
 
   it('registers every contributed command', async () => {
     const manifest = extension().packageJSON as Manifest;
     const registered = new Set(await vscode.commands.getCommands(true));
     const contributed = manifest.contributes.commands.map((c) => c.command);
-    assert.deepEqual(contributed.filter((c) => !registered.has(c)), []);
+    assert.deepEqual(
+      contributed.filter((c) => !registered.has(c)),
+      [],
+    );
     for (const id of [
       'arbor.newChat',
       'arbor.cancel',

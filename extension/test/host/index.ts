@@ -41,17 +41,25 @@ export async function run(): Promise<void> {
     timeout: 60_000,
     ...(grep && { grep }),
   });
-  for (const file of readdirSync(__dirname).filter((f) => f.endsWith('.test.cjs')).sort()) {
+  for (const file of readdirSync(__dirname)
+    .filter((f) => f.endsWith('.test.cjs'))
+    .sort()) {
     mocha.addFile(join(__dirname, file));
   }
   await mocha.loadFilesAsync();
-  const results: { passed: string[]; failed: { title: string; error: string }[]; summary?: string } =
-    { passed: [], failed: [] };
+  const results: {
+    passed: string[];
+    failed: { title: string; error: string }[];
+    summary?: string;
+  } = { passed: [], failed: [] };
   const failures = await new Promise<number>((resolve) => {
     const runner = mocha.run(resolve);
     runner.on('pass', (t) => results.passed.push(t.fullTitle()));
     runner.on('fail', (t, error) =>
-      results.failed.push({ title: t.fullTitle(), error: String((error as Error)?.message ?? error) }),
+      results.failed.push({
+        title: t.fullTitle(),
+        error: String((error as Error)?.message ?? error),
+      }),
     );
   });
   results.summary = `${results.passed.length} passed, ${results.failed.length} failed`;

@@ -572,6 +572,9 @@ export class ChatView {
     if (!text || this.#send.disabled) return;
     this.post({ type: 'send', text });
     this.#input.value = '';
+    // Programmatic edits fire no `input` event: announce it, so the saved draft
+    // (restored after a window reload) is cleared too.
+    this.#input.dispatchEvent(new Event('input', { bubbles: true }));
   }
 
   #announce(text: string): void {
