@@ -21,9 +21,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 const ext = resolve(here, '..', '..');
 const require = createRequire(join(ext, 'package.json'));
 
-let testElectron;
+let runTests;
 try {
-  testElectron = await import('@vscode/test-electron');
+  const mod = await import('@vscode/test-electron');
+  runTests = mod.runTests ?? mod.default?.runTests;
 } catch {
   console.error(
     'test:electron needs @vscode/test-electron and a VS Code download:\n' +
@@ -50,7 +51,7 @@ const resultsFile = join(work, 'host-results.json');
 let code = 1;
 try {
   const extensionTestsPath = await bundleHostSuites(join(work, 'host-tests'));
-  code = await testElectron.runTests({
+  code = await runTests({
     version: process.env['VSCODE_VERSION'] ?? 'stable',
     extensionDevelopmentPath: ext,
     extensionTestsPath,
