@@ -269,6 +269,7 @@ export async function runUiTest(o) {
       await approval.waitFor({ timeout: 30_000 });
       const text = await approval.innerText();
       check(/apply_edit/.test(text) && /write/.test(text), `approval card: ${text}`);
+      await approval.scrollIntoViewIfNeeded();
       await shot('03-approval');
       await approval.locator('button[data-decision="allow"]').click();
       await waitStatus(turn, 'complete');
