@@ -113,6 +113,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX approvals_by_turn ON approvals (turn_id);
     `,
   },
+  {
+    version: 4,
+    description: 'the process that runs each turn, so a second daemon on the same data dir leaves it alone',
+    sql: `
+      ALTER TABLE turns ADD COLUMN owner_pid INTEGER;  -- NULL: written before version 4, owner unknown
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

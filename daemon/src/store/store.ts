@@ -58,6 +58,20 @@ export interface StoreOptions {
   eventRetention?: number;
   /** Clock for every stored timestamp (default: the system clock). */
   now?: () => Date;
+  /** The process recorded as running the turns this store begins (default: this one). */
+  ownerPid?: number;
+  /** Whether a turn's owner still runs (default: signal 0 to the pid). */
+  isProcessAlive?: (pid: number) => boolean;
+}
+
+/** Signal 0 checks that a process exists; EPERM means it exists but is another user's. */
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** session/new params as the store takes them; the session manager may choose the id. */
@@ -233,6 +247,8 @@ const SESSION_COLUMNS = `s.*, EXISTS (SELECT 1 FROM turns t WHERE t.session_id =
 export class Store {
   private readonly now: () => Date;
   private readonly eventRetention: number;
+  private readonly ownerPid: number;
+  private readonly isProcessAlive: (pid: number) => boolean;
   /** Appends per session since this process last pruned its events. */
   private readonly appendsSincePrune = new Map<string, number>();
   private readonly sql;
@@ -246,6 +262,8 @@ export class Store {
   ) {
     this.now = options.now ?? (() => new Date());
     this.eventRetention = options.eventRetention ?? EVENT_RETENTION;
+    this.ownerPid = options.ownerPid ?? process.pid;
+    this.isProcessAlive = options.isProcessAlive ?? processIsAlive;
     const p = (source: string) => db.prepare(source);
     this.sql = {
       insertSession:
@@ -270,15 +288,16 @@ export class Store {
         p(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.workspace_root = ? AND (s.updated_at, s.id) < (?, ?)
                         ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`),
       insertTurn: p(
-        `INSERT INTO turns (id, session_id, status, started_at) VALUES (?, ?, 'running', ?)`,
+        `INSERT INTO turns (id, session_id, status, started_at, owner_pid) VALUES (?, ?, 'running', ?, ?)`,
       ),
       getTurn: p(`SELECT * FROM turns WHERE id = ?`),
       runningTurnOf: p(`SELECT id FROM turns WHERE session_id = ? AND status = 'running'`),
       endTurn: p(`UPDATE turns SET status = @status, stop_reason = @stopReason, error = @error,
                     ended_at = @endedAt, usage = @usage WHERE id = @id AND status = 'running'`),
-      interruptRunning:
+      runningTurns: p(`SELECT id, owner_pid FROM turns WHERE status = 'running'`),
+      interruptTurn:
         p(`UPDATE turns SET status = 'interrupted', stop_reason = 'interrupted', ended_at = ?
-                           WHERE status = 'running' RETURNING id`),
+                           WHERE id = ? AND status = 'running'`),
       nextMessageSeq: p(
         `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?`,
       ).pluck(),
@@ -491,11 +510,25 @@ export class Store {
     });
   }
 
-  /** At startup: turns left `running` by a daemon that died become `interrupted`. Returns their ids. */
+  /**
+   * At startup: turns left `running` by a daemon that died become
+   * `interrupted`. Returns their ids. A turn another live daemon runs on the
+   * same data dir (two editor windows, each with its own stdio daemon) is left
+   * alone. A turn recorded under this very pid belongs to an earlier process
+   * whose pid was reused, so it is interrupted too.
+   */
   markInterruptedTurns(): string[] {
-    return this.write(() =>
-      (this.sql.interruptRunning.all(this.timestamp()) as { id: string }[]).map((r) => r.id),
-    );
+    return this.write(() => {
+      const endedAt = this.timestamp();
+      const orphaned = (this.sql.runningTurns.all() as { id: string; owner_pid: number | null }[])
+        .filter(
+          ({ owner_pid: pid }) =>
+            pid === null || pid === this.ownerPid || !this.isProcessAlive(pid),
+        )
+        .map(({ id }) => id);
+      for (const id of orphaned) this.sql.interruptTurn.run(endedAt, id);
+      return orphaned;
+    });
   }
 
   getTurn(turnId: string): TurnRecord | undefined {
@@ -647,7 +680,7 @@ export class Store {
     if (!this.sql.getSession.get(sessionId)) throw notFound('session', sessionId);
     const running = this.sql.runningTurnOf.get(sessionId) as { id: string } | undefined;
     if (running) throw conflict(`Session ${sessionId} already runs turn ${running.id}.`);
-    this.sql.insertTurn.run(turnId, sessionId, this.timestamp());
+    this.sql.insertTurn.run(turnId, sessionId, this.timestamp(), this.ownerPid);
   }
 
   private insertMessage(

@@ -17,12 +17,14 @@ function databaseAtVersion(version: number): string {
   const file = join(dir, DATABASE_FILE_NAME);
   const db = rawDb(file);
   db.pragma('journal_mode = WAL');
+  // Rows go in right after the step that made their tables, as the Arbor of
+  // that version wrote them; later steps then migrate them.
+  const seeds: Record<number, (db: Database.Database) => void> = { 1: seedV1, 2: seedV2 };
   for (const step of MIGRATIONS.slice(0, version)) {
     db.exec(step.sql);
     db.pragma(`user_version = ${step.version}`);
+    seeds[step.version]?.(db);
   }
-  if (version >= 1) seedV1(db);
-  if (version >= 2) seedV2(db);
   db.close();
   return dir;
 }
@@ -181,7 +183,11 @@ describe('store: migrations', () => {
     const file = join(dir, DATABASE_FILE_NAME);
     const db = rawDb(file);
     // Something the last step also creates: the step fails half way.
-    db.exec(`CREATE TABLE ${MIGRATIONS.at(-1)!.sql.match(/CREATE INDEX (\w+)/)![1]} (x)`);
+    const lastStep = MIGRATIONS.at(-1)!.sql;
+    const addedColumn = lastStep.match(/ALTER TABLE (\w+) ADD COLUMN (\w+)/);
+    const createdIndex = lastStep.match(/CREATE INDEX (\w+)/);
+    if (addedColumn) db.exec(`ALTER TABLE ${addedColumn[1]} ADD COLUMN ${addedColumn[2]}`);
+    else db.exec(`CREATE TABLE ${createdIndex![1]} (x)`);
     db.close();
     assert.throws(
       () => openStore(dir),
