@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-/* global process, URL */
 /**
  * `npm start`: one demo turn of `arbor chat` on the scripted provider (no API
  * key), against a fresh copy of examples/sample-workspace — the checked-in

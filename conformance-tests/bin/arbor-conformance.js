@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-/* global process */
 // Runs the compiled CLI; build first with `npx tsc -b` at the repository root.
 import { main } from '../dist/cli.js';
 

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-/* global process */
 // The suite's fake daemon, as a stdio command: a client under test spawns this
 // (ARBOR_DAEMON_COMMAND) like it would spawn `arbor daemon --stdio`; every byte
 // is relayed unchanged between its stdio and the harness's Unix socket.

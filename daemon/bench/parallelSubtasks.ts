@@ -81,7 +81,8 @@ export async function benchParallelSubtasks(): Promise<ParallelSubtasksResult> {
       signal: new AbortController().signal,
     });
     walls.push(performance.now() - started);
-    if (result.stopReason !== 'end_turn') throw new Error(`bench turn ended with ${result.stopReason}: ${result.error ?? ''}`);
+    if (result.stopReason !== 'end_turn')
+      throw new Error(`bench turn ended with ${result.stopReason}: ${result.error ?? ''}`);
   }
   walls.sort((a, b) => a - b);
   const wallMs = walls[Math.floor(walls.length / 2)] ?? 0;

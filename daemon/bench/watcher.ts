@@ -20,7 +20,8 @@ function generateTree(root: string): void {
   for (let d = 0; d < DIRS; d++) {
     const dir = join(root, `pkg${Math.floor(d / 25)}`, `mod${d}`);
     mkdirSync(dir, { recursive: true });
-    for (let f = 0; f < FILES / DIRS; f++) writeFileSync(join(dir, `file${f}.ts`), `export const v${f} = ${f};\n`);
+    for (let f = 0; f < FILES / DIRS; f++)
+      writeFileSync(join(dir, `file${f}.ts`), `export const v${f} = ${f};\n`);
   }
   const ignored = join(root, 'node_modules', 'dep');
   mkdirSync(ignored, { recursive: true });
@@ -45,7 +46,9 @@ async function measure(root: string, mode: string): Promise<void> {
     const files: string[] = [];
     for (let i = 0; i < TRACKED; i++) {
       const d = i % DIRS;
-      files.push(join(root, `pkg${Math.floor(d / 25)}`, `mod${d}`, `file${Math.floor(i / DIRS)}.ts`));
+      files.push(
+        join(root, `pkg${Math.floor(d / 25)}`, `mod${d}`, `file${Math.floor(i / DIRS)}.ts`),
+      );
     }
     for (const file of files) watcher.add(file);
     while (!files.every((f) => watcher.isWatching(f))) await new Promise((r) => setTimeout(r, 5));
@@ -87,7 +90,12 @@ export function watcherBenchmark(): void {
         { encoding: 'utf8' },
       );
       const line = child.stdout.trim().split('\n').pop() ?? '';
-      let result: { readyMs: number; rssAddedMiB: number; rssMiB: number; changeLatencyMs: number | null };
+      let result: {
+        readyMs: number;
+        rssAddedMiB: number;
+        rssMiB: number;
+        changeLatencyMs: number | null;
+      };
       try {
         result = JSON.parse(line) as typeof result;
       } catch {

@@ -1,4 +1,3 @@
-/* global process, console */
 // Builds the extension: the host bundle (CommonJS, see src/extension.ts for why),
 // the webview bundle (an IIFE for the browser) and its static assets.
 //   node scripts/build.mjs            development build (sourcemaps)

@@ -1,4 +1,3 @@
-/* global process, console */
 // Packages dist/ into a .vsix with @vscode/vsce. Offline: --no-dependencies
 // (everything the extension runs is bundled in dist/, the daemon's runtime
 // packages included).

@@ -48,7 +48,10 @@ function registry() {
   const reg = z.registry<{ id: string }>();
   // Shared types first: a schema used by several methods is named for what it is.
   for (const [id, schema] of Object.entries(sharedTypes)) reg.add(schema, { id });
-  for (const [key, d] of Object.entries(P.Methods) as [keyof typeof P.Methods, P.MethodDescriptor][]) {
+  for (const [key, d] of Object.entries(P.Methods) as [
+    keyof typeof P.Methods,
+    P.MethodDescriptor,
+  ][]) {
     const names = defNames(key);
     if (!reg.has(d.params)) reg.add(d.params, { id: names.params });
     if (d.kind === 'request' && !reg.has(d.result)) reg.add(d.result, { id: names.result });

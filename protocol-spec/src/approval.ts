@@ -44,7 +44,9 @@ export const ApprovalResolvedParams = message({
   turnId: TurnId,
   toolCallId: ToolCallId,
   outcome: ApprovalOutcome,
-  decision: ApprovalDecision.optional().describe('The decision that applied, when a client decided'),
+  decision: ApprovalDecision.optional().describe(
+    'The decision that applied, when a client decided',
+  ),
   decidedBy: z.string().optional().describe('clientId of the deciding client'),
 });
 export type ApprovalResolvedParams = z.infer<typeof ApprovalResolvedParams>;

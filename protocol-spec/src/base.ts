@@ -40,7 +40,9 @@ export const sessionEvent = {
 
 export const PermissionMode = z
   .enum(['plan', 'default', 'auto'])
-  .describe('plan: only read tools run; default: others ask; auto: all run (except always-ask tools)');
+  .describe(
+    'plan: only read tools run; default: others ask; auto: all run (except always-ask tools)',
+  );
 export type PermissionMode = z.infer<typeof PermissionMode>;
 
 export const ToolCategory = z

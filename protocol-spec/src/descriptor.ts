@@ -36,8 +36,10 @@ export interface RequestDescriptor<
   readonly result: R;
 }
 
-export interface NotificationDescriptor<M extends string = string, P extends z.ZodType = z.ZodType>
-  extends DescriptorBase<M, P> {
+export interface NotificationDescriptor<
+  M extends string = string,
+  P extends z.ZodType = z.ZodType,
+> extends DescriptorBase<M, P> {
   readonly kind: 'notification';
 }
 

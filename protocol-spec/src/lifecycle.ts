@@ -8,7 +8,9 @@ const Supported = message({});
 
 export const ClientCapabilities = message({
   approvals: Supported.optional().describe('The client answers tool/approvalRequest'),
-  clientTools: Supported.optional().describe('The client executes the tools it declares (tool/execute)'),
+  clientTools: Supported.optional().describe(
+    'The client executes the tools it declares (tool/execute)',
+  ),
   conformance: Supported.optional().describe(
     'The client answers _arbor/conformance/state (conformance-suite introspection)',
   ),
@@ -25,10 +27,16 @@ export const DaemonCapabilities = message({
     replayRetention: z.number().int().nonnegative().describe('Events kept per session for replay'),
   }).optional(),
   permissionModes: z.array(PermissionMode).optional().describe('Modes the daemon accepts'),
-  clientTools: Supported.optional().describe('The daemon offers declared client tools to the model'),
+  clientTools: Supported.optional().describe(
+    'The daemon offers declared client tools to the model',
+  ),
   plan: Supported.optional().describe('The daemon sends plan/update'),
   chunks: message({
-    coalesceMs: z.number().int().nonnegative().describe('Longest time text is held before a chat/chunk'),
+    coalesceMs: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Longest time text is held before a chat/chunk'),
   }).optional(),
   maxMessageBytes: z.number().int().positive().optional().describe('Largest frame body accepted'),
   testing: message({
@@ -42,7 +50,10 @@ export type DaemonCapabilities = z.infer<typeof DaemonCapabilities>;
 
 export const ToolName = z
   .string()
-  .regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'tool names are 1-64 characters: letters, digits, _ and -');
+  .regex(
+    /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/,
+    'tool names are 1-64 characters: letters, digits, _ and -',
+  );
 
 export const ClientToolDeclaration = message({
   name: ToolName,
@@ -91,7 +102,8 @@ export const Initialize = request({
   direction: 'clientToDaemon',
   params: InitializeParams,
   result: InitializeResult,
-  summary: 'First request: negotiates version and capabilities, declares client tools, presents the token.',
+  summary:
+    'First request: negotiates version and capabilities, declares client tools, presents the token.',
   specRef: 'lifecycle.md#initialize',
 });
 

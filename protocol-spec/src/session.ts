@@ -146,7 +146,9 @@ export const SessionAttachResult = message({
   lastSeq: z.number().int().nonnegative().describe('seq of the newest event at attach time'),
   replay: z
     .enum(['none', 'events', 'snapshot'])
-    .describe('events: missed events follow with their original seq; snapshot: too old, see snapshot'),
+    .describe(
+      'events: missed events follow with their original seq; snapshot: too old, see snapshot',
+    ),
   snapshot: SessionSnapshot.optional(),
 });
 export const SessionAttach = request({

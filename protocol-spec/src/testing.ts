@@ -4,14 +4,7 @@
  * conformance suite drive deterministic turns and observe a client's view.
  */
 import { z } from 'zod';
-import {
-  Empty,
-  NonNegativeInt,
-  PermissionMode,
-  SessionId,
-  ToolCallId,
-  message,
-} from './base.js';
+import { Empty, NonNegativeInt, PermissionMode, SessionId, ToolCallId, message } from './base.js';
 import { BudgetKind } from './budget.js';
 import { request } from './descriptor.js';
 import { TurnState } from './session.js';

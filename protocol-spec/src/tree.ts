@@ -1,6 +1,15 @@
 /** The execution tree: one node per turn, tool call and subtask, sent as upserts. */
 import { z } from 'zod';
-import { Cost, NodeId, NonNegativeInt, Timestamp, TurnId, Usage, message, sessionEvent } from './base.js';
+import {
+  Cost,
+  NodeId,
+  NonNegativeInt,
+  Timestamp,
+  TurnId,
+  Usage,
+  message,
+  sessionEvent,
+} from './base.js';
 import { ApprovalOutcome } from './approvalTypes.js';
 import { notification } from './descriptor.js';
 
@@ -12,16 +21,35 @@ export const NodeKind = z.enum(['turn', 'tool', 'subtask']);
 export type NodeKind = z.infer<typeof NodeKind>;
 
 export const NodeStatus = z
-  .enum(['pending', 'awaiting_approval', 'running', 'done', 'error', 'cancelled', 'denied', 'blocked'])
+  .enum([
+    'pending',
+    'awaiting_approval',
+    'running',
+    'done',
+    'error',
+    'cancelled',
+    'denied',
+    'blocked',
+  ])
   .describe('pending/awaiting_approval/running are live; the others are final');
 export type NodeStatus = z.infer<typeof NodeStatus>;
-export const FINAL_NODE_STATUSES: readonly NodeStatus[] = ['done', 'error', 'cancelled', 'denied', 'blocked'];
+export const FINAL_NODE_STATUSES: readonly NodeStatus[] = [
+  'done',
+  'error',
+  'cancelled',
+  'denied',
+  'blocked',
+];
 
 export const ExecutionTreeNode = message({
   id: NodeId,
   parentId: NodeId.nullable().describe('null only for the turn node'),
   kind: NodeKind,
-  name: z.string().min(1).max(200).describe('Tool name; "turn" for the turn node; "run_subtask" for subtasks'),
+  name: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe('Tool name; "turn" for the turn node; "run_subtask" for subtasks'),
   title: z.string().max(500).optional().describe('Subtask title or a short label'),
   status: NodeStatus,
   depth: z.number().int().min(0).max(16).describe('0 for the turn and its direct tool calls'),

@@ -18,7 +18,10 @@ import type { SessionApprovals } from '../permissions/sessionApprovals.js';
 import type { Tool } from '../tools/tool.js';
 
 /** Params of a session notification, minus what the session adds itself. */
-export type SessionEventParams<D extends NotificationDescriptor> = Omit<ParamsOf<D>, 'sessionId' | 'seq'>;
+export type SessionEventParams<D extends NotificationDescriptor> = Omit<
+  ParamsOf<D>,
+  'sessionId' | 'seq'
+>;
 
 export interface SessionEventSink {
   emit<D extends NotificationDescriptor>(descriptor: D, params: SessionEventParams<D>): void;

@@ -132,7 +132,11 @@ export class UnifiedTurnRunner implements TurnRunner {
             [runSubtaskTool as Tool],
             MEMORY_TOOLS,
             options.tools,
-            withoutNames(request.tools ?? [], [RUN_SUBTASK, ...MEMORY_TOOLS.map((t) => t.name), ...options.tools.map((t) => t.name)]),
+            withoutNames(request.tools ?? [], [
+              RUN_SUBTASK,
+              ...MEMORY_TOOLS.map((t) => t.name),
+              ...options.tools.map((t) => t.name),
+            ]),
           )
         : new Toolbelt([]);
       loop = new AgentLoop(ctx, {

@@ -8,12 +8,7 @@
 import type { ApprovalOutcome, PermissionMode, ToolCategory } from '@arbor/protocol';
 import type { GateDecision, GateRequest, ToolGate } from '../agent/toolGate.js';
 import { isProtectedPath } from '../tools/workspace/confinement.js';
-import {
-  decideCall,
-  grantsApply,
-  knownCategory,
-  type CallTraits,
-} from './permissionMatrix.js';
+import { decideCall, grantsApply, knownCategory, type CallTraits } from './permissionMatrix.js';
 
 export interface PermissionGateOptions {
   /** Tool names on the always-ask (HITL) list. */
@@ -75,7 +70,12 @@ export function createPermissionGate(options: PermissionGateOptions): ToolGate {
     const verdict = decideCall(mode, traits);
     if (verdict === 'run') return { allow: true, approval: 'not_required' };
     if (verdict === 'block') {
-      return { allow: false, status: 'blocked', approval: 'rejected', reason: blockedResult(tool.name) };
+      return {
+        allow: false,
+        status: 'blocked',
+        approval: 'rejected',
+        reason: blockedResult(tool.name),
+      };
     }
 
     const approvals = turn.approvals;
@@ -85,7 +85,12 @@ export function createPermissionGate(options: PermissionGateOptions): ToolGate {
     }
     request.awaitingApproval();
     if (approvals === undefined) {
-      return { allow: false, status: 'denied', approval: 'timed_out', reason: deniedResult(tool.name, 'timed_out') };
+      return {
+        allow: false,
+        status: 'denied',
+        approval: 'timed_out',
+        reason: deniedResult(tool.name, 'timed_out'),
+      };
     }
     const resolution = await approvals.broker.ask(
       {
@@ -117,18 +122,41 @@ export function createPermissionGate(options: PermissionGateOptions): ToolGate {
         return { allow: true, approval: 'approved' };
       case 'rejected':
         if (resolution.blockedByPlan) {
-          return { allow: false, status: 'blocked', approval: 'rejected', reason: blockedResult(tool.name) };
+          return {
+            allow: false,
+            status: 'blocked',
+            approval: 'rejected',
+            reason: blockedResult(tool.name),
+          };
         }
-        return { allow: false, status: 'denied', approval: 'rejected', reason: deniedResult(tool.name, 'rejected') };
+        return {
+          allow: false,
+          status: 'denied',
+          approval: 'rejected',
+          reason: deniedResult(tool.name, 'rejected'),
+        };
       case 'timed_out':
-        return { allow: false, status: 'denied', approval: 'timed_out', reason: deniedResult(tool.name, 'timed_out') };
+        return {
+          allow: false,
+          status: 'denied',
+          approval: 'timed_out',
+          reason: deniedResult(tool.name, 'timed_out'),
+        };
       case 'cancelled':
-        return { allow: false, status: 'denied', approval: 'cancelled', reason: 'cancelled: the turn was cancelled' };
+        return {
+          allow: false,
+          status: 'denied',
+          approval: 'cancelled',
+          reason: 'cancelled: the turn was cancelled',
+        };
     }
   };
 }
 
 /** Startup check: every always-ask name must be a tool the daemon knows. */
-export function unknownAlwaysAskNames(alwaysAsk: readonly string[], known: readonly string[]): string[] {
+export function unknownAlwaysAskNames(
+  alwaysAsk: readonly string[],
+  known: readonly string[],
+): string[] {
   return alwaysAsk.filter((name) => !known.includes(name));
 }

@@ -132,7 +132,11 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
    * A daemon-to-client request. Rejects on an error response and when the
    * connection closes; aborting `cancel` sends `$/cancelRequest`.
    */
-  private sendRequest(descriptor: RequestDescriptor, params: unknown, cancel: AbortSignal): Promise<unknown> {
+  private sendRequest(
+    descriptor: RequestDescriptor,
+    params: unknown,
+    cancel: AbortSignal,
+  ): Promise<unknown> {
     if (this.lifecycle.state !== 'initialized') {
       return Promise.reject(new Error(`${this.clientId} is not connected`));
     }
@@ -140,12 +144,10 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
     const onAbort = (): void => source.cancel();
     if (cancel.aborted) onAbort();
     else cancel.addEventListener('abort', onAbort, { once: true });
-    return this.connection
-      .sendRequest(descriptor.method, params, source.token)
-      .finally(() => {
-        cancel.removeEventListener('abort', onAbort);
-        source.dispose();
-      });
+    return this.connection.sendRequest(descriptor.method, params, source.token).finally(() => {
+      cancel.removeEventListener('abort', onAbort);
+      source.dispose();
+    });
   }
 
   start(): void {
@@ -357,7 +359,9 @@ function acceptedTools(params: InitializeParams, context: DaemonContext): Client
   const names = new Set<string>();
   for (const tool of tools) {
     if (names.has(tool.name))
-      throw rpcErrors.invalidParams(`client tool names must be unique: "${tool.name}" is declared twice`);
+      throw rpcErrors.invalidParams(
+        `client tool names must be unique: "${tool.name}" is declared twice`,
+      );
     names.add(tool.name);
   }
   if (params.capabilities.clientTools === undefined) return [];

@@ -115,7 +115,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
-    description: 'the process that runs each turn, so a second daemon on the same data dir leaves it alone',
+    description:
+      'the process that runs each turn, so a second daemon on the same data dir leaves it alone',
     sql: `
       ALTER TABLE turns ADD COLUMN owner_pid INTEGER;  -- NULL: written before version 4, owner unknown
     `,

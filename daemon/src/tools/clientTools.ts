@@ -49,13 +49,18 @@ export function createClientTools(
   for (const declaration of declarations) {
     const validate = compile(ajv, declaration.inputSchema as Record<string, unknown>);
     if (typeof validate === 'string') {
-      log(`client tool ${declaration.name} of ${host.clientId} left out: invalid inputSchema (${validate})`);
+      log(
+        `client tool ${declaration.name} of ${host.clientId} left out: invalid inputSchema (${validate})`,
+      );
       continue;
     }
     const input = z.unknown().superRefine((value, ctx) => {
       if (validate(value)) return;
       for (const e of validate.errors ?? []) {
-        ctx.addIssue({ code: 'custom', message: `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}`,
+        });
       }
     });
     tools.push(
@@ -72,17 +77,30 @@ export function createClientTools(
           ctx.signal.addEventListener('abort', onAbort, { once: true });
           try {
             const raw = await host.executeTool(
-              { sessionId, turnId: ctx.turnId, nodeId: ctx.nodeId, toolCallId: ctx.toolCallId, name: declaration.name, args },
+              {
+                sessionId,
+                turnId: ctx.turnId,
+                nodeId: ctx.nodeId,
+                toolCallId: ctx.toolCallId,
+                name: declaration.name,
+                args,
+              },
               cancel.signal,
             );
             const result = ToolExecuteResult.safeParse(raw);
             if (!result.success)
-              return { content: `The client answered ${declaration.name} with an invalid result.`, isError: true };
+              return {
+                content: `The client answered ${declaration.name} with an invalid result.`,
+                isError: true,
+              };
             return { content: result.data.content, isError: result.data.isError === true };
           } catch (error) {
             if (host.isClosed) return { content: CLIENT_GONE, isError: true };
             const message = error instanceof Error ? error.message : String(error);
-            return { content: `The client failed to run ${declaration.name}: ${message}`, isError: true };
+            return {
+              content: `The client failed to run ${declaration.name}: ${message}`,
+              isError: true,
+            };
           } finally {
             ctx.signal.removeEventListener('abort', onAbort);
           }

@@ -10,7 +10,10 @@ import type { ToolDefinition } from '../providers/provider.js';
 import type { TurnMemory } from './memory.js';
 
 /** A session event a tool sends (plan/update), minus what the session stamps on. */
-export type ToolEventParams<D extends NotificationDescriptor> = Omit<ParamsOf<D>, 'sessionId' | 'seq'>;
+export type ToolEventParams<D extends NotificationDescriptor> = Omit<
+  ParamsOf<D>,
+  'sessionId' | 'seq'
+>;
 
 export interface ToolContext {
   /** Aborts when the turn is cancelled or runs out of budget; tools must stop promptly. */
@@ -87,7 +90,11 @@ const definitions = new WeakMap<Tool, ToolDefinition>();
 export function toolDefinition(tool: Tool): ToolDefinition {
   let definition = definitions.get(tool);
   if (definition === undefined && tool.inputJsonSchema !== undefined) {
-    definition = { name: tool.name, description: tool.description, inputSchema: tool.inputJsonSchema };
+    definition = {
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputJsonSchema,
+    };
     definitions.set(tool, definition);
   }
   if (definition === undefined) {

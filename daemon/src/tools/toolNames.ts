@@ -3,7 +3,12 @@
  * imports: the config's always-ask list is checked against it at startup
  * without loading the tools. A test keeps it equal to the real tools.
  */
-export const AGENT_TOOL_NAMES = ['run_subtask', 'memory_list', 'memory_read', 'memory_write'] as const;
+export const AGENT_TOOL_NAMES = [
+  'run_subtask',
+  'memory_list',
+  'memory_read',
+  'memory_write',
+] as const;
 
 export const WORKSPACE_TOOL_NAMES = [
   'read_file',

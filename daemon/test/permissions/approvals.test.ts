@@ -63,7 +63,9 @@ describe('approvals (live, through the protocol)', function () {
     ask.answer({ decision: 'allow' });
     await turnEnd(client, turnId);
     assert.equal(readFileSync(join(ws, 'a.txt'), 'utf8'), 'new');
-    const resolved = client.eventsOf(Methods.ApprovalResolved).map((p) => ApprovalResolvedParams.parse(p));
+    const resolved = client
+      .eventsOf(Methods.ApprovalResolved)
+      .map((p) => ApprovalResolvedParams.parse(p));
     assert.equal(resolved.length, 1);
     assert.equal(resolved[0]!.outcome, 'approved');
     assert.equal(resolved[0]!.decision, 'allow');
@@ -71,14 +73,16 @@ describe('approvals (live, through the protocol)', function () {
     const node = toolNodes(client, 'write_file')[0]!;
     assert.equal(node['status'], 'done');
     assert.equal(node['approval'], 'approved');
-    const order = client.log.slice(client.log.indexOf('session/state:requires_action')).filter((m) =>
-      [
-        'session/state:requires_action',
-        Methods.ApprovalRequest.method,
-        Methods.ApprovalResolved.method,
-        'session/state:running',
-      ].includes(m),
-    );
+    const order = client.log
+      .slice(client.log.indexOf('session/state:requires_action'))
+      .filter((m) =>
+        [
+          'session/state:requires_action',
+          Methods.ApprovalRequest.method,
+          Methods.ApprovalResolved.method,
+          'session/state:running',
+        ].includes(m),
+      );
     assert.deepEqual(order, [
       'session/state:requires_action',
       Methods.ApprovalRequest.method,
@@ -100,12 +104,19 @@ describe('approvals (live, through the protocol)', function () {
           { toolCalls: [writeCall('call_2', 'b.txt', 'two')] },
           {
             toolCalls: [
-              { id: 'call_3', name: 'run_subtask', arguments: { title: 'sub', instructions: 'SUB: write c' } },
+              {
+                id: 'call_3',
+                name: 'run_subtask',
+                arguments: { title: 'sub', instructions: 'SUB: write c' },
+              },
             ],
           },
           { text: 'done' },
         ],
-        'SUB: write c': [{ toolCalls: [writeCall('call_s', 'c.txt', 'three')] }, { text: 'sub done' }],
+        'SUB: write c': [
+          { toolCalls: [writeCall('call_s', 'c.txt', 'three')] },
+          { text: 'sub done' },
+        ],
       }),
     );
     const client = await daemon.connect();
@@ -241,7 +252,11 @@ describe('approvals (live, through the protocol)', function () {
     assert.deepEqual(seenByA, seenByB);
     const winner = seenByA[0]!;
     const written = readFileSync(join(ws, 'a.txt'), 'utf8') === 'new';
-    assert.equal(written, winner['decision'] === 'allow', 'the broadcast decision is the one that applied');
+    assert.equal(
+      written,
+      winner['decision'] === 'allow',
+      'the broadcast decision is the one that applied',
+    );
     assert.equal(winner['decidedBy'], winner['decision'] === 'allow' ? b.clientId : a.clientId);
   });
 
@@ -252,7 +267,11 @@ describe('approvals (live, through the protocol)', function () {
     const turnId = await send(a, sessionId, 'write it');
     await until(() => a.asks.length === 1);
     const b = await daemon.connect();
-    const attached = await b.request(Methods.SessionAttach, { sessionId, role: 'controller', sinceSeq: 0 });
+    const attached = await b.request(Methods.SessionAttach, {
+      sessionId,
+      role: 'controller',
+      sinceSeq: 0,
+    });
     assert.equal(attached.session.state, 'requires_action');
     await until(() => b.asks.length === 1);
     assert.deepEqual(b.asks[0]!.params, a.asks[0]!.params, 'same params as the original');

@@ -59,7 +59,10 @@ describe('permission gate', function () {
             assert.match(result.content, /^blocked_in_plan_mode/);
             assert.equal(result.isError, true);
           }
-          assert.equal(decideCall(mode, { category, alwaysAsk: false, protectedPath: false }), expected);
+          assert.equal(
+            decideCall(mode, { category, alwaysAsk: false, protectedPath: false }),
+            expected,
+          );
         });
       }
     }
@@ -69,7 +72,11 @@ describe('permission gate', function () {
     const extra = [{ name: 'mystery', category: 'teleport' }];
     const plan = await runGated(callOnce('mystery'), { mode: 'plan', extraTools: extra });
     assert.deepEqual(plan.executions, []);
-    const ask = await runGated(callOnce('mystery'), { mode: 'default', extraTools: extra, answer: 'allow' });
+    const ask = await runGated(callOnce('mystery'), {
+      mode: 'default',
+      extraTools: extra,
+      answer: 'allow',
+    });
     assert.equal(ask.asked[0]!.category, 'external');
   });
 
@@ -82,23 +89,39 @@ describe('permission gate', function () {
           { text: 'done' },
         ],
       });
-      const run = await runGated(two, { mode: 'auto', alwaysAsk: ['launch'], answer: 'allowForSession' });
+      const run = await runGated(two, {
+        mode: 'auto',
+        alwaysAsk: ['launch'],
+        answer: 'allowForSession',
+      });
       assert.equal(run.asked.length, 2);
       assert.match(run.asked[0]!.reason, /always-ask/);
       assert.deepEqual(run.executions, ['launch', 'launch']);
     });
 
     it('are blocked in plan, except read tools, which ask', async () => {
-      const blocked = await runGated(callOnce('launch'), { mode: 'plan', alwaysAsk: ['launch'], answer: 'allow' });
+      const blocked = await runGated(callOnce('launch'), {
+        mode: 'plan',
+        alwaysAsk: ['launch'],
+        answer: 'allow',
+      });
       assert.deepEqual(blocked.executions, []);
       assert.equal(blocked.asked.length, 0);
-      const read = await runGated(callOnce('peek'), { mode: 'plan', alwaysAsk: ['peek'], answer: 'allow' });
+      const read = await runGated(callOnce('peek'), {
+        mode: 'plan',
+        alwaysAsk: ['peek'],
+        answer: 'allow',
+      });
       assert.equal(read.asked.length, 1);
       assert.deepEqual(read.executions, ['peek']);
     });
 
     it('unknown names in the config are a startup error', async () => {
-      const config = resolveConfig({ alwaysAsk: ['run_comand'] }, {}, { dataDir: tempDir('arbor-data-') });
+      const config = resolveConfig(
+        { alwaysAsk: ['run_comand'] },
+        {},
+        { dataDir: tempDir('arbor-data-') },
+      );
       await assert.rejects(
         createDaemonContext({ config, log: silentLogger, daemonVersion: 'test', testing: false }),
         /alwaysAsk names unknown tools: run_comand/,
@@ -106,7 +129,9 @@ describe('permission gate', function () {
     });
 
     it('the startup list of daemon tool names matches the real tools', () => {
-      const workspaceNames = createWorkspaceTools(openWorkspace(tempDir(), { watch: false })).map((t) => t.name);
+      const workspaceNames = createWorkspaceTools(openWorkspace(tempDir(), { watch: false })).map(
+        (t) => t.name,
+      );
       assert.deepEqual([...WORKSPACE_TOOL_NAMES], workspaceNames);
       assert.deepEqual(
         [...DAEMON_TOOL_NAMES].sort(),
@@ -120,7 +145,12 @@ describe('permission gate', function () {
       const ws = tempDir();
       mkdirSync(join(ws, '.git'));
       const dataDir = tempDir('arbor-data-');
-      for (const path of ['.git/config', './sub/../.git/hooks/pre-commit', join(ws, '.GIT/HEAD'), join(dataDir, 'token')]) {
+      for (const path of [
+        '.git/config',
+        './sub/../.git/hooks/pre-commit',
+        join(ws, '.GIT/HEAD'),
+        join(dataDir, 'token'),
+      ]) {
         const run = await runGated(callOnce('scribble', { path }), {
           mode: 'auto',
           answer: 'deny',
@@ -176,7 +206,11 @@ describe('permission gate', function () {
   describe('subtasks inherit the gate', () => {
     const nested = script({
       go: [
-        { toolCalls: [{ id: 's1', name: 'run_subtask', arguments: { title: 't', instructions: 'LEVEL1' } }] },
+        {
+          toolCalls: [
+            { id: 's1', name: 'run_subtask', arguments: { title: 't', instructions: 'LEVEL1' } },
+          ],
+        },
         { text: 'done' },
       ],
       LEVEL1: [
@@ -195,7 +229,10 @@ describe('permission gate', function () {
       const run = await runGated(nested, { mode: 'plan', answer: 'allow' });
       assert.deepEqual(run.executions, []);
       const blocked = run.result.tree.nodes.filter((n) => n.status === 'blocked');
-      assert.deepEqual(blocked.map((n) => [n.name, n.depth]).sort(), [['launch', 2], ['scribble', 1]]);
+      assert.deepEqual(blocked.map((n) => [n.name, n.depth]).sort(), [
+        ['launch', 2],
+        ['scribble', 1],
+      ]);
     });
 
     it('default: calls in subtasks ask the same controllers', async () => {
@@ -222,10 +259,21 @@ describe('permission gate', function () {
         ? toolName.map((tool) => ({ tool }))
         : fc.oneof(
             { weight: 3, arbitrary: toolName.map((tool) => ({ tool })) },
-            { weight: 1, arbitrary: fc.array(fc.array(call(n - 1), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 2 }).map((sub) => ({ sub })) },
+            {
+              weight: 1,
+              arbitrary: fc
+                .array(fc.array(call(n - 1), { minLength: 1, maxLength: 3 }), {
+                  minLength: 1,
+                  maxLength: 2,
+                })
+                .map((sub) => ({ sub })),
+            },
           ),
     );
-    const turns = fc.array(fc.array(call(3), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 3 });
+    const turns = fc.array(fc.array(call(3), { minLength: 1, maxLength: 4 }), {
+      minLength: 1,
+      maxLength: 3,
+    });
     await fc.assert(
       fc.asyncProperty(turns, fc.constantFrom<PermissionMode>('plan'), async (rootTurns, mode) => {
         const conversations: Record<string, unknown[]> = {};
@@ -236,7 +284,11 @@ describe('permission gate', function () {
               if ('tool' in c) return { id: `c${t}_${i}`, name: c.tool, arguments: {} };
               const key = `<<SUB-${String(nextSub++).padStart(4, '0')}>>`;
               conversations[key] = build(c.sub);
-              return { id: `c${t}_${i}`, name: 'run_subtask', arguments: { title: key, instructions: key } };
+              return {
+                id: `c${t}_${i}`,
+                name: 'run_subtask',
+                arguments: { title: key, instructions: key },
+              };
             }),
           })),
           { text: 'finished' },
@@ -252,7 +304,11 @@ describe('permission gate', function () {
         assert.deepEqual(nonRead, [], 'no write/execute/external tool ran in plan mode');
         assert.equal(run.asked.length, 0, 'plan mode asks nothing');
         for (const node of run.result.tree.nodes) {
-          if (node.kind === 'tool' && node.name !== CATEGORY_TOOLS.read && node.name !== 'nonexistent')
+          if (
+            node.kind === 'tool' &&
+            node.name !== CATEGORY_TOOLS.read &&
+            node.name !== 'nonexistent'
+          )
             assert.equal(node.status, 'blocked', `${node.name} at depth ${node.depth}`);
         }
       }),

@@ -3,7 +3,13 @@
  * server: tools of every category that record their executions, and a broker
  * whose controller answers as the test says.
  */
-import type { ApprovalDecision, ApprovalRequestParams, PermissionMode, Script, ToolCategory } from '@arbor/protocol';
+import type {
+  ApprovalDecision,
+  ApprovalRequestParams,
+  PermissionMode,
+  Script,
+  ToolCategory,
+} from '@arbor/protocol';
 import { z } from 'zod';
 import { DEFAULT_BUDGET_LIMITS } from '../../src/agent/budgetLimits.js';
 import { createTurnRunner } from '../../src/agent/index.js';
@@ -26,7 +32,10 @@ export interface Executions {
   names: string[];
 }
 
-export function categoryTools(executions: Executions, extra: { name: string; category: string }[] = []): Tool[] {
+export function categoryTools(
+  executions: Executions,
+  extra: { name: string; category: string }[] = [],
+): Tool[] {
   const all = [
     ...Object.entries(CATEGORY_TOOLS).map(([category, name]) => ({ name, category })),
     ...extra,
@@ -59,7 +68,9 @@ export interface GateRunOptions {
   mode: PermissionMode | (() => PermissionMode);
   alwaysAsk?: string[];
   /** Controller answer; undefined: no controller attached. */
-  answer?: ApprovalDecision | ((params: ApprovalRequestParams) => ApprovalDecision | Promise<ApprovalDecision>);
+  answer?:
+    | ApprovalDecision
+    | ((params: ApprovalRequestParams) => ApprovalDecision | Promise<ApprovalDecision>);
   grants?: SessionGrants;
   workspaceRoot?: string;
   dataDir?: string;
@@ -118,11 +129,14 @@ export async function runGated(turnScript: Script, options: GateRunOptions): Pro
   return { result, sink, provider, executions: executions.names, asked };
 }
 
-export function toolMessagesOf(run: GateRun): { name: string; content: string; isError?: boolean }[] {
+export function toolMessagesOf(
+  run: GateRun,
+): { name: string; content: string; isError?: boolean }[] {
   const seen = new Map<string, { name: string; content: string; isError?: boolean }>();
   for (const request of run.provider.requests) {
     for (const message of request.messages) {
-      if (message.role === 'tool') seen.set(`${request.system.slice(0, 40)}|${message.toolCallId}`, message);
+      if (message.role === 'tool')
+        seen.set(`${request.system.slice(0, 40)}|${message.toolCallId}`, message);
     }
   }
   return [...seen.values()];

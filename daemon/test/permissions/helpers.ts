@@ -162,7 +162,9 @@ export function permDaemon(
       rpc.onNotification((method, params) => {
         events.push({ method, params: params as Record<string, unknown> });
         const p = params as Record<string, unknown>;
-        log.push(method === Methods.SessionState.method ? `${method}:${String(p['state'])}` : method);
+        log.push(
+          method === Methods.SessionState.method ? `${method}:${String(p['state'])}` : method,
+        );
       });
       const pendingRequest = (
         list: ApprovalAsk[],
@@ -262,7 +264,10 @@ export async function until(condition: () => boolean, timeoutMs = 5000): Promise
 }
 
 /** Waits for the turn's final `session/state` idle and returns its params. */
-export async function turnEnd(client: PermClient, turnId: string): Promise<Record<string, unknown>> {
+export async function turnEnd(
+  client: PermClient,
+  turnId: string,
+): Promise<Record<string, unknown>> {
   let found: Record<string, unknown> | undefined;
   await until(() => {
     found = client
@@ -302,10 +307,14 @@ export function toolResults(
   provider: RecordingProvider,
 ): { name: string; content: string; isError?: boolean; metadata?: { approval?: string } }[] {
   const last = provider.requests[provider.requests.length - 1];
-  const seen = new Map<string, { name: string; content: string; isError?: boolean; metadata?: { approval?: string } }>();
+  const seen = new Map<
+    string,
+    { name: string; content: string; isError?: boolean; metadata?: { approval?: string } }
+  >();
   for (const request of provider.requests) {
     for (const message of request.messages) {
-      if (message.role === 'tool') seen.set(`${message.toolCallId}:${message.name}:${request.system.length}`, message);
+      if (message.role === 'tool')
+        seen.set(`${message.toolCallId}:${message.name}:${request.system.length}`, message);
     }
   }
   void last;

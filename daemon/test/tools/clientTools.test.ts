@@ -18,7 +18,12 @@ import {
 const openFile: ClientToolDeclaration = {
   name: 'open_file',
   description: 'Opens a file in the editor',
-  inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { path: { type: 'string' } },
+    required: ['path'],
+    additionalProperties: false,
+  },
   category: 'read',
 };
 const applyEdit: ClientToolDeclaration = {
@@ -30,7 +35,9 @@ const applyEdit: ClientToolDeclaration = {
 const caps = { approvals: {}, clientTools: {} };
 
 const callTool = (name: string, args: unknown) =>
-  script({ 'use the editor': [{ toolCalls: [{ id: 'call_1', name, arguments: args }] }, { text: 'done' }] });
+  script({
+    'use the editor': [{ toolCalls: [{ id: 'call_1', name, arguments: args }] }, { text: 'done' }],
+  });
 
 describe('client tools', function () {
   this.timeout(20_000);
@@ -68,12 +75,20 @@ describe('client tools', function () {
 
   it('not offered in thread context, nor by a client that did not advertise clientTools', async () => {
     daemon = permDaemon(callTool('open_file', { path: 'x' }));
-    const client = await daemon.connect({ capabilities: caps, tools: [openFile], onExecute: () => ({ content: 'x' }) });
+    const client = await daemon.connect({
+      capabilities: caps,
+      tools: [openFile],
+      onExecute: () => ({ content: 'x' }),
+    });
     const sessionId = await newSession(client, tempDir(), 'default', 'thread');
     await turnEnd(client, await send(client, sessionId, 'use the editor'));
     assert.equal(client.executes.length, 0);
     assert.ok(!daemon.provider.requests[0]!.tools!.some((t) => t.name === 'open_file'));
-    const noCap = await daemon.connect({ capabilities: { approvals: {} }, tools: [openFile], onExecute: () => ({ content: 'x' }) });
+    const noCap = await daemon.connect({
+      capabilities: { approvals: {} },
+      tools: [openFile],
+      onExecute: () => ({ content: 'x' }),
+    });
     const editor = await newSession(noCap, tempDir(), 'default', 'editor');
     await turnEnd(noCap, await send(noCap, editor, 'use the editor'));
     assert.equal(noCap.executes.length, 0);
@@ -81,16 +96,23 @@ describe('client tools', function () {
 
   it('duplicate names in initialize are refused with -32602', async () => {
     daemon = permDaemon(callTool('open_file', {}));
-    await assert.rejects(daemon.connect({ capabilities: caps, tools: [openFile, openFile] }), (e: unknown) => {
-      assert.ok(e instanceof ResponseError);
-      assert.equal(e.code, -32602);
-      return true;
-    });
+    await assert.rejects(
+      daemon.connect({ capabilities: caps, tools: [openFile, openFile] }),
+      (e: unknown) => {
+        assert.ok(e instanceof ResponseError);
+        assert.equal(e.code, -32602);
+        return true;
+      },
+    );
   });
 
   it('invalid arguments become an error result and no request is sent', async () => {
     daemon = permDaemon(callTool('open_file', { file: 1 }));
-    const client = await daemon.connect({ capabilities: caps, tools: [openFile], onExecute: () => ({ content: 'x' }) });
+    const client = await daemon.connect({
+      capabilities: caps,
+      tools: [openFile],
+      onExecute: () => ({ content: 'x' }),
+    });
     const sessionId = await newSession(client, tempDir(), 'default', 'editor');
     await turnEnd(client, await send(client, sessionId, 'use the editor'));
     assert.equal(client.executes.length, 0);
@@ -101,7 +123,11 @@ describe('client tools', function () {
 
   it('goes through the gate: a write client tool asks first, and deny sends no tool/execute', async () => {
     daemon = permDaemon(callTool('apply_edit', {}));
-    const client = await daemon.connect({ capabilities: caps, tools: [applyEdit], onExecute: () => ({ content: 'applied' }) });
+    const client = await daemon.connect({
+      capabilities: caps,
+      tools: [applyEdit],
+      onExecute: () => ({ content: 'applied' }),
+    });
     const sessionId = await newSession(client, tempDir(), 'default', 'editor');
     const turnId = await send(client, sessionId, 'use the editor');
     await until(() => client.asks.length === 1);
@@ -159,10 +185,17 @@ describe('client tools', function () {
   it("a declared tool named like a daemon tool is not offered (the daemon's wins)", async () => {
     daemon = permDaemon(callTool('read_file', { path: 'x' }));
     const shadow = { ...openFile, name: 'read_file' };
-    const client = await daemon.connect({ capabilities: caps, tools: [shadow], onExecute: () => ({ content: 'client' }) });
+    const client = await daemon.connect({
+      capabilities: caps,
+      tools: [shadow],
+      onExecute: () => ({ content: 'client' }),
+    });
     const sessionId = await newSession(client, tempDir(), 'default', 'editor');
     await turnEnd(client, await send(client, sessionId, 'use the editor'));
     assert.equal(client.executes.length, 0);
-    assert.equal(daemon.provider.requests[0]!.tools!.filter((t) => t.name === 'read_file').length, 1);
+    assert.equal(
+      daemon.provider.requests[0]!.tools!.filter((t) => t.name === 'read_file').length,
+      1,
+    );
   });
 });

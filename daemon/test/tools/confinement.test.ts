@@ -4,7 +4,14 @@
  * never reach outside the workspace, neither to read nor to write.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import fc from 'fast-check';
@@ -54,14 +61,18 @@ function ctx(): ToolContext {
 async function call(tool: Tool, args: unknown): Promise<{ content: string; isError: boolean }> {
   const parsed = tool.input.parse(args);
   const out = await tool.execute(parsed, ctx());
-  return typeof out === 'string' ? { content: out, isError: false } : { content: out.content, isError: out.isError === true };
+  return typeof out === 'string'
+    ? { content: out, isError: false }
+    : { content: out.content, isError: out.isError === true };
 }
 
 describe('workspace confinement', function () {
   this.timeout(60_000);
   const { root, outside, ws } = fixture();
   const wsReal = realpathSync(ws);
-  const tools = new Map(createWorkspaceTools(openWorkspace(ws, { watch: false })).map((t) => [t.name, t]));
+  const tools = new Map(
+    createWorkspaceTools(openWorkspace(ws, { watch: false })).map((t) => [t.name, t]),
+  );
 
   const segment = fc.constantFrom(
     '..',
@@ -81,7 +92,17 @@ describe('workspace confinement', function () {
     'new.txt',
     '',
   );
-  const prefix = fc.constantFrom('', '/', `${root}/`, `${ws}/`, `${outside}/`, '~/', '~', `${root}/cafe\u0301/`, `${root}/CAF\u00c9/`);
+  const prefix = fc.constantFrom(
+    '',
+    '/',
+    `${root}/`,
+    `${ws}/`,
+    `${outside}/`,
+    '~/',
+    '~',
+    `${root}/cafe\u0301/`,
+    `${root}/CAF\u00c9/`,
+  );
   const generatedPath = fc
     .tuple(prefix, fc.array(segment, { minLength: 0, maxLength: 6 }))
     .map(([p, parts]) => p + parts.join('/'))
@@ -94,11 +115,17 @@ describe('workspace confinement', function () {
         try {
           resolved = resolveInWorkspace(ws, path);
         } catch (error) {
-          assert.ok(error instanceof WorkspaceEscapeError, `clear refusal for ${path}: ${String(error)}`);
+          assert.ok(
+            error instanceof WorkspaceEscapeError,
+            `clear refusal for ${path}: ${String(error)}`,
+          );
           assert.match((error as Error).message, /refused/);
           return;
         }
-        assert.ok(resolved.real === wsReal || resolved.real.startsWith(wsReal + sep), `${path} -> ${resolved.real}`);
+        assert.ok(
+          resolved.real === wsReal || resolved.real.startsWith(wsReal + sep),
+          `${path} -> ${resolved.real}`,
+        );
         if (resolved.exists) {
           const real = realpathSync(resolved.real);
           assert.ok(real === wsReal || real.startsWith(wsReal + sep), `${path} really is ${real}`);
@@ -115,18 +142,29 @@ describe('workspace confinement', function () {
         const read = await call(tools.get('read_file')!, { path });
         assert.ok(!read.content.includes(SECRET), `read ${path} leaked`);
         const list = await call(tools.get('list_dir')!, { path });
-        if (!list.isError) assert.ok(!list.content.split('\n').includes('secret.txt'), `list ${path} escaped`);
+        if (!list.isError)
+          assert.ok(!list.content.split('\n').includes('secret.txt'), `list ${path} escaped`);
         await call(tools.get('write_file')!, { path: `${path}/x-written`, content: 'x' });
         await call(tools.get('write_file')!, { path, content: 'x' });
         assert.equal(readFileSync(join(outside, 'secret.txt'), 'utf8'), SECRET);
-        assert.equal(JSON.stringify([readdirSync(outside), readdirSync(root)]), before, `write ${path} escaped`);
+        assert.equal(
+          JSON.stringify([readdirSync(outside), readdirSync(root)]),
+          before,
+          `write ${path} escaped`,
+        );
       }),
       { numRuns: 400 },
     );
   });
 
   it('refusals say what happened', async () => {
-    for (const path of ['../outside/secret.txt', '/etc/passwd', '~/.ssh/id_rsa', 'link-out/secret.txt', 'dangling-out']) {
+    for (const path of [
+      '../outside/secret.txt',
+      '/etc/passwd',
+      '~/.ssh/id_rsa',
+      'link-out/secret.txt',
+      'dangling-out',
+    ]) {
       const result = await call(tools.get('write_file')!, { path, content: 'x' });
       assert.equal(result.isError, true, path);
       assert.match(result.content, /refused: ".*" .*workspace/);

@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { Methods } from '@arbor/protocol';
 import type { Tool, ToolContext } from '../../src/tools/tool.js';
 import { TurnMemory } from '../../src/tools/memory.js';
-import { createWorkspaceTools, openWorkspace, type Workspace } from '../../src/tools/workspace/index.js';
+import {
+  createWorkspaceTools,
+  openWorkspace,
+  type Workspace,
+} from '../../src/tools/workspace/index.js';
 import { MAX_READ_BYTES } from '../../src/tools/workspace/fileTools.js';
 import { tempDir, until } from '../permissions/helpers.js';
 
@@ -32,7 +36,9 @@ function toolbox(workspace: Workspace) {
   return async (name: string, args: unknown, ctx = context()) => {
     const tool = tools.get(name) as Tool;
     const out = await tool.execute(tool.input.parse(args), ctx);
-    return typeof out === 'string' ? { content: out, isError: false } : { content: out.content, isError: out.isError === true };
+    return typeof out === 'string'
+      ? { content: out, isError: false }
+      : { content: out.content, isError: out.isError === true };
   };
 }
 
@@ -98,7 +104,10 @@ describe('workspace tools', function () {
       mkdirSync(join(ws, 'node_modules', 'pkg'), { recursive: true });
       mkdirSync(join(ws, 'dist'));
       writeFileSync(join(ws, '.gitignore'), 'dist/\n*.log\n!keep.log\n');
-      writeFileSync(join(ws, 'src', 'a.ts'), 'const alpha = 1;\nconst beta = 2;\nconst gamma = 3;\n');
+      writeFileSync(
+        join(ws, 'src', 'a.ts'),
+        'const alpha = 1;\nconst beta = 2;\nconst gamma = 3;\n',
+      );
       writeFileSync(join(ws, 'src', 'deep', 'b.ts'), 'export const beta = "b";\n');
       writeFileSync(join(ws, 'src', 'c.js'), 'beta\n');
       writeFileSync(join(ws, 'dist', 'a.ts'), 'beta\n');
@@ -110,7 +119,10 @@ describe('workspace tools', function () {
     it('glob matches ** across directories and skips ignored files', async () => {
       assert.equal((await call('glob', { pattern: '**/*.ts' })).content, 'src/a.ts\nsrc/deep/b.ts');
       assert.equal((await call('glob', { pattern: '*.log' })).content, 'keep.log');
-      assert.equal((await call('glob', { pattern: '*.{ts,js}', path: 'src' })).content, 'src/a.ts\nsrc/c.js');
+      assert.equal(
+        (await call('glob', { pattern: '*.{ts,js}', path: 'src' })).content,
+        'src/a.ts\nsrc/c.js',
+      );
       const all = (await call('glob', { pattern: '**/*.ts', include_ignored: true })).content;
       assert.match(all, /dist\/a\.ts/);
       assert.match(all, /node_modules\/pkg\/i\.ts/);
@@ -129,7 +141,10 @@ describe('workspace tools', function () {
           'src/deep/b.ts:1:export const beta = "b";',
         ].join('\n'),
       );
-      assert.equal((await call('grep', { pattern: 'beta', include: '*.ts' })).content.split('\n').length, 2);
+      assert.equal(
+        (await call('grep', { pattern: 'beta', include: '*.ts' })).content.split('\n').length,
+        2,
+      );
       assert.match((await call('grep', { pattern: '(' })).content, /invalid regular expression/);
       assert.equal((await call('grep', { pattern: 'zeta' })).content, 'No matches.');
     });
@@ -143,13 +158,20 @@ describe('workspace tools', function () {
 
     it('edit_file replaces one exact match, refuses absent and ambiguous ones', async () => {
       writeFileSync(join(ws, 'e.txt'), 'a b a c');
-      assert.match((await call('edit_file', { path: 'e.txt', old: 'zz', new: 'y' })).content, /not found/);
+      assert.match(
+        (await call('edit_file', { path: 'e.txt', old: 'zz', new: 'y' })).content,
+        /not found/,
+      );
       const ambiguous = await call('edit_file', { path: 'e.txt', old: 'a', new: 'y' });
       assert.equal(ambiguous.isError, true);
       assert.match(ambiguous.content, /occurs 2 times/);
       assert.equal(readFileSync(join(ws, 'e.txt'), 'utf8'), 'a b a c');
       await call('edit_file', { path: 'e.txt', old: 'b', new: '$&$1' });
-      assert.equal(readFileSync(join(ws, 'e.txt'), 'utf8'), 'a $&$1 a c', 'replacement taken literally');
+      assert.equal(
+        readFileSync(join(ws, 'e.txt'), 'utf8'),
+        'a $&$1 a c',
+        'replacement taken literally',
+      );
       await call('edit_file', { path: 'e.txt', old: 'a', new: 'z', replace_all: true });
       assert.equal(readFileSync(join(ws, 'e.txt'), 'utf8'), 'z $&$1 z c');
     });
@@ -183,7 +205,9 @@ describe('workspace tools', function () {
       utimesSync(file, 1_000_000_000, 1_000_000_000);
       assert.equal(statSync(file).mtimeMs, 1_000_000_000_000);
       // The watcher reports the change; the stat check alone would miss it.
-      await until(() => workspace.guard.staleReason(file, 't.txt') !== undefined, 5000).catch(() => undefined);
+      await until(() => workspace.guard.staleReason(file, 't.txt') !== undefined, 5000).catch(
+        () => undefined,
+      );
       const refused = await call('write_file', { path: 't.txt', content: 'agent' });
       assert.equal(refused.isError, true, 'refused');
       assert.equal(readFileSync(file, 'utf8'), 'bbbb');
@@ -193,8 +217,14 @@ describe('workspace tools', function () {
       await workspace.guard.ready();
       await call('write_file', { path: 'own.txt', content: 'one' });
       await new Promise((r) => setTimeout(r, 200)); // let the watcher report our write
-      assert.equal((await call('edit_file', { path: 'own.txt', old: 'one', new: 'two' })).isError, false);
-      assert.equal((await call('edit_file', { path: 'own.txt', old: 'two', new: 'three' })).isError, false);
+      assert.equal(
+        (await call('edit_file', { path: 'own.txt', old: 'one', new: 'two' })).isError,
+        false,
+      );
+      assert.equal(
+        (await call('edit_file', { path: 'own.txt', old: 'two', new: 'three' })).isError,
+        false,
+      );
       assert.equal(readFileSync(join(ws, 'own.txt'), 'utf8'), 'three');
     });
   });
@@ -212,14 +242,19 @@ describe('workspace tools', function () {
     });
 
     it('caps output', async () => {
-      const result = await call('run_command', { command: 'head -c 200000 /dev/zero | tr "\\0" x' });
+      const result = await call('run_command', {
+        command: 'head -c 200000 /dev/zero | tr "\\0" x',
+      });
       assert.match(result.content, /more bytes of output not kept/);
       assert.ok(result.content.length < 70_000);
     });
 
     it('kills the whole process tree on timeout', async () => {
       const started = Date.now();
-      const result = await call('run_command', { command: 'sleep 30 & echo $! > child.pid; wait', timeout_ms: 300 });
+      const result = await call('run_command', {
+        command: 'sleep 30 & echo $! > child.pid; wait',
+        timeout_ms: 300,
+      });
       assert.ok(Date.now() - started < 5000);
       assert.match(result.content, /killed after the 300 ms timeout/);
       const pid = Number(readFileSync(join(ws, 'child.pid'), 'utf8'));
@@ -228,7 +263,11 @@ describe('workspace tools', function () {
 
     it('kills the whole process tree when the turn is cancelled: the child process is gone', async () => {
       const abort = new AbortController();
-      const running = call('run_command', { command: 'sleep 30 & echo $! > child.pid; wait' }, context(abort.signal));
+      const running = call(
+        'run_command',
+        { command: 'sleep 30 & echo $! > child.pid; wait' },
+        context(abort.signal),
+      );
       await until(() => {
         try {
           return readFileSync(join(ws, 'child.pid'), 'utf8').trim().length > 0;
@@ -253,8 +292,14 @@ describe('workspace tools', function () {
     ];
     const result = await call('todo_write', { todos: entries }, context(undefined, emitted));
     assert.match(result.content, /2 step\(s\), 1 completed/);
-    assert.deepEqual(emitted, [{ method: Methods.PlanUpdate.method, params: { turnId: 'turn-1', entries } }]);
-    const dup = await call('todo_write', { todos: [entries[0], entries[0]] }, context(undefined, []));
+    assert.deepEqual(emitted, [
+      { method: Methods.PlanUpdate.method, params: { turnId: 'turn-1', entries } },
+    ]);
+    const dup = await call(
+      'todo_write',
+      { todos: [entries[0], entries[0]] },
+      context(undefined, []),
+    );
     assert.equal(dup.isError, true);
   });
 });

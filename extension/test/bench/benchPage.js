@@ -1,4 +1,3 @@
-/* global window, document, performance, requestAnimationFrame, setTimeout, setInterval, clearInterval */
 // In-page half of treeBench.ts: builds the tree, streams updates at a fixed
 // rate through the webview's real message path, records every frame's duration.
 window.arborBench = ({ seconds, subtasks, children, rate, childDepth }) =>

@@ -1,4 +1,3 @@
-/* global process, console, setTimeout, fetch */
 // End-to-end tests of the packaged extension in a real VS Code: code-server
 // (VS Code in the browser, from npm) with the .vsix installed, the bundled
 // daemon on the scripted provider, driven by playwright-core + Debian's

@@ -1,4 +1,3 @@
-/* global process, setTimeout, URL */
 // The UI half of the end-to-end test: a real VS Code workbench (code-server)
 // in Debian's headless Chromium, driven with playwright-core. The extension's
 // daemon runs on the scripted provider with test/e2e/ui.script.json, so every

@@ -1,4 +1,3 @@
-/* global process, console */
 // The extension-host suites (test/host) in desktop VS Code, through
 // @vscode/test-electron — for developers' machines: it downloads VS Code
 // from update.code.visualstudio.com on first use (cached in .vscode-test/),

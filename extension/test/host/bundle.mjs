@@ -1,4 +1,3 @@
-/* global process */
 // Bundles the extension-host suites (test/host/*.ts) into CommonJS files in
 // one directory: index.cjs (VS Code's extensionTestsPath) and *.test.cjs.
 // `vscode` stays external: the extension host provides it. Shared by

@@ -18,7 +18,9 @@ export class WorkspaceEscapeError extends Error {
     readonly requested: string,
     detail: string,
   ) {
-    super(`refused: "${requested}" ${detail}; workspace tools only reach files inside the workspace`);
+    super(
+      `refused: "${requested}" ${detail}; workspace tools only reach files inside the workspace`,
+    );
     this.name = 'WorkspaceEscapeError';
   }
 }
@@ -63,7 +65,10 @@ export function realPathOf(absolute: string): { real: string; exists: boolean } 
   for (;;) {
     try {
       const real = realpathSync.native(current);
-      return { real: missing.length === 0 ? real : join(real, ...missing.reverse()), exists: missing.length === 0 };
+      return {
+        real: missing.length === 0 ? real : join(real, ...missing.reverse()),
+        exists: missing.length === 0,
+      };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
@@ -112,7 +117,11 @@ export function resolveInWorkspace(root: string, requested: string): ResolvedPat
  * even in auto; a path that cannot be resolved is not protected (the tool
  * refuses it anyway).
  */
-export function isProtectedPath(root: string, requested: string, dataDir: string | undefined): boolean {
+export function isProtectedPath(
+  root: string,
+  requested: string,
+  dataDir: string | undefined,
+): boolean {
   try {
     const rootReal = realRoot(root);
     const { real } = realPathOf(absoluteFrom(rootReal, requested));

@@ -4,7 +4,14 @@
  * and confined at call time (confinement.ts); tools act on the resolved real
  * path only. Writes go through the stale-write guard.
  */
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, type Dirent } from 'node:fs';
+import {
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+  type Dirent,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool, type ToolOutput } from '../tool.js';
@@ -38,7 +45,8 @@ async function guarded(run: () => ToolOutput | Promise<ToolOutput>): Promise<Too
     if (e.code === 'EISDIR') return error('that path is a directory');
     if (e.code === 'ENOTDIR' || e.code === 'EEXIST')
       return error('a component of that path is a file, not a directory');
-    if (e.code === 'EACCES' || e.code === 'EPERM') return error('permission denied by the file system');
+    if (e.code === 'EACCES' || e.code === 'EPERM')
+      return error('permission denied by the file system');
     throw caught;
   }
 }
@@ -60,7 +68,8 @@ function* walkFiles(
     // Rules of the directories above `start` apply too.
     const parts = start === '' ? [] : start.split('/');
     base = base.enter(rootReal, '');
-    for (let i = 1; i <= parts.length; i++) base = base.enter(rootReal, parts.slice(0, i).join('/'));
+    for (let i = 1; i <= parts.length; i++)
+      base = base.enter(rootReal, parts.slice(0, i).join('/'));
   }
   stack.push({ dir: start, ignore: base });
   while (stack.length > 0) {
@@ -81,7 +90,10 @@ function* walkFiles(
       if (entry.isDirectory()) {
         if (!options.includeIgnored && (entry.name === 'node_modules' || ignore.ignores(rel, true)))
           continue;
-        stack.push({ dir: rel, ignore: options.includeIgnored ? ignore : ignore.enter(rootReal, rel) });
+        stack.push({
+          dir: rel,
+          ignore: options.includeIgnored ? ignore : ignore.enter(rootReal, rel),
+        });
       } else if (entry.isFile()) {
         if (!options.includeIgnored && ignore.ignores(rel, false)) continue;
         files.push(rel);
@@ -114,7 +126,9 @@ export function readFileTool(workspace: Workspace): Tool {
         const stats = statSync(resolved.real);
         if (stats.isDirectory()) return error(`${path} is a directory; use list_dir`);
         if (stats.size > MAX_FILE_BYTES)
-          return error(`${path} is ${stats.size} bytes; read_file opens files up to ${MAX_FILE_BYTES} bytes`);
+          return error(
+            `${path} is ${stats.size} bytes; read_file opens files up to ${MAX_FILE_BYTES} bytes`,
+          );
         const content = readFileSync(resolved.real);
         if (looksBinary(content)) return error(`${path} looks like a binary file`);
         workspace.guard.saw(resolved.real, content, stats);
@@ -142,7 +156,8 @@ export function readFileTool(workspace: Workspace): Tool {
 export function listDirTool(workspace: Workspace): Tool {
   return defineTool({
     name: 'list_dir',
-    description: 'Lists a directory of the workspace: directories end with "/", symbolic links with "@".',
+    description:
+      'Lists a directory of the workspace: directories end with "/", symbolic links with "@".',
     input: z.object({ path: z.string().min(1).default('.') }),
     category: 'read',
     execute: ({ path }) =>
@@ -176,14 +191,19 @@ export function globTool(workspace: Workspace): Tool {
         const start = relativeStart(workspace, path);
         const regex = globToRegExp(pattern);
         const found: string[] = [];
-        for (const file of walkFiles(realRoot(workspace.root), start, { includeIgnored: include_ignored })) {
+        for (const file of walkFiles(realRoot(workspace.root), start, {
+          includeIgnored: include_ignored,
+        })) {
           const rel = start === '' ? file : file.slice(start.length + 1);
           if (regex.test(rel)) found.push(file);
           if (found.length > MAX_LISTED) break;
         }
         if (found.length === 0) return 'No files match.';
         const shown = found.slice(0, MAX_LISTED);
-        return shown.join('\n') + (found.length > MAX_LISTED ? '\n[… more files match; narrow the pattern]' : '');
+        return (
+          shown.join('\n') +
+          (found.length > MAX_LISTED ? '\n[… more files match; narrow the pattern]' : '')
+        );
       }),
   }) as Tool;
 }
@@ -197,8 +217,18 @@ export function grepTool(workspace: Workspace): Tool {
     input: z.object({
       pattern: z.string().min(1),
       path: z.string().min(1).default('.'),
-      include: z.string().min(1).optional().describe('Glob of files to search, e.g. "*.ts" or "src/**/*.ts"'),
-      context: z.number().int().min(0).max(20).default(0).describe('Lines of context before and after'),
+      include: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Glob of files to search, e.g. "*.ts" or "src/**/*.ts"'),
+      context: z
+        .number()
+        .int()
+        .min(0)
+        .max(20)
+        .default(0)
+        .describe('Lines of context before and after'),
       ignore_case: z.boolean().default(false),
       include_ignored: z.boolean().default(false),
       max_matches: z.number().int().min(1).max(2000).default(MAX_GREP_MATCHES_DEFAULT),
@@ -221,7 +251,9 @@ export function grepTool(workspace: Workspace): Tool {
         const out: string[] = [];
         let matches = 0;
         let truncated = false;
-        search: for (const file of walkFiles(rootReal, start, { includeIgnored: args.include_ignored })) {
+        search: for (const file of walkFiles(rootReal, start, {
+          includeIgnored: args.include_ignored,
+        })) {
           if (include && !include.test(file)) continue;
           const full = join(rootReal, file);
           let content: Buffer;
@@ -246,7 +278,9 @@ export function grepTool(workspace: Workspace): Tool {
             if (lastPrinted >= 0 && from > lastPrinted + 1 && args.context > 0) out.push('--');
             for (let j = from; j <= Math.min(lines.length - 1, i + args.context); j++) {
               if (j <= lastPrinted) continue;
-              out.push(`${file}${j === i || regex.test(lines[j]!) ? ':' : '-'}${j + 1}${j === i || regex.test(lines[j]!) ? ':' : '-'}${lines[j]}`);
+              out.push(
+                `${file}${j === i || regex.test(lines[j]!) ? ':' : '-'}${j + 1}${j === i || regex.test(lines[j]!) ? ':' : '-'}${lines[j]}`,
+              );
               lastPrinted = j;
             }
           }
@@ -290,7 +324,8 @@ export function writeFileTool(workspace: Workspace): Tool {
 
 function countOccurrences(text: string, needle: string): number {
   let count = 0;
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count++;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length))
+    count++;
   return count;
 }
 
@@ -313,17 +348,23 @@ export function editFileTool(workspace: Workspace): Tool {
     execute: (args) =>
       guarded(() => {
         const resolved = resolveInWorkspace(workspace.root, args.path);
-        if (!resolved.exists) return error(`${args.path} does not exist; use write_file to create it`);
+        if (!resolved.exists)
+          return error(`${args.path} does not exist; use write_file to create it`);
         const stale = staleOrNull(workspace, resolved.real, args.path);
         if (stale) return stale;
         const text = readFileSync(resolved.real, 'utf8');
         const count = countOccurrences(text, args.old);
-        if (count === 0) return error(`the text to replace was not found in ${args.path}; read the file and copy it exactly`);
+        if (count === 0)
+          return error(
+            `the text to replace was not found in ${args.path}; read the file and copy it exactly`,
+          );
         if (count > 1 && !args.replace_all)
           return error(
             `the text to replace occurs ${count} times in ${args.path}; include more surrounding text so it is unique, or pass replace_all`,
           );
-        const next = args.replace_all ? text.split(args.old).join(args.new) : text.replace(args.old, () => args.new);
+        const next = args.replace_all
+          ? text.split(args.old).join(args.new)
+          : text.replace(args.old, () => args.new);
         writeFileSync(resolved.real, next, 'utf8');
         workspace.guard.saw(resolved.real, next);
         return `Edited ${args.path}: ${args.replace_all ? count : 1} replacement(s).`;

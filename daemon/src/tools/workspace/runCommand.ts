@@ -35,11 +35,16 @@ export function runCommandTool(workspace: Workspace): Tool {
     name: 'run_command',
     description:
       'Runs a shell command (/bin/sh -c) in the workspace (or `cwd`, a directory inside it) and returns its exit code and output. ' +
-      'No input is provided on stdin. The command runs with the user\'s rights; it is not sandboxed.',
+      "No input is provided on stdin. The command runs with the user's rights; it is not sandboxed.",
     input: z.object({
       command: z.string().min(1),
       cwd: z.string().min(1).default('.'),
-      timeout_ms: z.number().int().min(1).max(MAX_COMMAND_TIMEOUT_MS).default(DEFAULT_COMMAND_TIMEOUT_MS),
+      timeout_ms: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_COMMAND_TIMEOUT_MS)
+        .default(DEFAULT_COMMAND_TIMEOUT_MS),
     }),
     category: 'execute',
     parallelSafe: false,
@@ -53,7 +58,8 @@ export function runCommandTool(workspace: Workspace): Tool {
           return { content: `cwd ${cwd} is not a directory of the workspace`, isError: true };
         dir = resolved.real;
       } catch (caught) {
-        if (caught instanceof WorkspaceEscapeError) return { content: caught.message, isError: true };
+        if (caught instanceof WorkspaceEscapeError)
+          return { content: caught.message, isError: true };
         throw caught;
       }
       return new Promise((resolve) => {
@@ -88,7 +94,11 @@ export function runCommandTool(workspace: Workspace): Tool {
         const onAbort = (): void => stop('cancelled');
         if (ctx.signal.aborted) onAbort();
         else ctx.signal.addEventListener('abort', onAbort, { once: true });
-        const finish = (code: number | null, signal: NodeJS.Signals | null, failure?: Error): void => {
+        const finish = (
+          code: number | null,
+          signal: NodeJS.Signals | null,
+          failure?: Error,
+        ): void => {
           clearTimeout(timer);
           ctx.signal.removeEventListener('abort', onAbort);
           // Children that outlived the shell go too.
@@ -109,7 +119,8 @@ export function runCommandTool(workspace: Workspace): Tool {
                   : `exit code ${code}`;
           resolve({
             content: `${status}\n${output}${tail}`,
-            isError: failure !== undefined || stopped !== undefined || signal !== null || code !== 0,
+            isError:
+              failure !== undefined || stopped !== undefined || signal !== null || code !== 0,
           });
         };
         child.once('error', (e) => finish(null, null, e));

@@ -94,7 +94,10 @@ export class StaleWriteGuard {
     if (!watcher) return;
     const deadline = Date.now() + timeoutMs;
     const ignored = watchedPathFilter(this.rootReal);
-    while ([...this.seen.keys()].some((p) => !ignored(p) && !watcher.isWatching(p)) && Date.now() < deadline) {
+    while (
+      [...this.seen.keys()].some((p) => !ignored(p) && !watcher.isWatching(p)) &&
+      Date.now() < deadline
+    ) {
       await new Promise((r) => setTimeout(r, 5));
     }
   }
@@ -104,7 +107,12 @@ export class StaleWriteGuard {
     this.startWatching();
     const stat = stats ?? statSync(real);
     const first = !this.seen.has(real);
-    this.seen.set(real, { hash: hashOf(content), mtimeMs: stat.mtimeMs, size: stat.size, changed: false });
+    this.seen.set(real, {
+      hash: hashOf(content),
+      mtimeMs: stat.mtimeMs,
+      size: stat.size,
+      changed: false,
+    });
     if (first) this.watcher?.add(real);
   }
 

@@ -22,7 +22,8 @@ export const todoWriteTool = defineTool({
   lock: 'plan',
   execute: ({ todos }, ctx) => {
     const ids = new Set(todos.map((t) => t.id));
-    if (ids.size !== todos.length) return { content: 'Every step needs a distinct id.', isError: true };
+    if (ids.size !== todos.length)
+      return { content: 'Every step needs a distinct id.', isError: true };
     ctx.emit(Methods.PlanUpdate, { turnId: ctx.turnId, entries: todos });
     const done = todos.filter((t) => t.status === 'completed').length;
     return `Plan updated: ${todos.length} step(s), ${done} completed.`;
