@@ -486,6 +486,7 @@ export class AgentLoop {
         title: args.title,
         canSpawn: depth < budget.limits.maxDepth && belt.get(RUN_SUBTASK) !== undefined,
         structured: structured !== undefined,
+        permissionMode: this.ctx.request.permissionMode(),
       }),
       messages: [{ role: 'user', content: args.instructions }],
       prunable: 0,

@@ -145,6 +145,7 @@ export class UnifiedTurnRunner implements TurnRunner {
         system: rootSystemPrompt({
           hasTools: belt.tools.length > 0,
           canSpawn: belt.get(RUN_SUBTASK) !== undefined && limits.maxDepth > 0,
+          permissionMode: request.permissionMode(),
         }),
         messages: [
           ...request.history.map((message) => ({ role: message.role, content: message.content })),

@@ -4,7 +4,12 @@
  * descriptor's zod schema (the session's sessionId/seq stamped on, as on the wire).
  */
 import { performance } from 'node:perf_hooks';
-import { Script, type NotificationDescriptor, type Usage } from '@arbor/protocol';
+import {
+  Script,
+  type NotificationDescriptor,
+  type PermissionMode,
+  type Usage,
+} from '@arbor/protocol';
 import { z } from 'zod';
 import { DEFAULT_BUDGET_LIMITS, type BudgetLimits } from '../../src/agent/budgetLimits.js';
 import { createTurnRunner, type AgentOptions } from '../../src/agent/index.js';
@@ -90,6 +95,7 @@ export interface TurnOptions {
   onEvent?: (event: RecordedEvent, sink: RecordingSink) => void;
   text?: string;
   agent?: Partial<AgentOptions>;
+  permissionMode?: PermissionMode;
 }
 
 export interface TurnRun {
@@ -131,7 +137,7 @@ export async function runTurn(turnScript: Script, options: TurnOptions = {}): Pr
     workspaceRoot: '/tmp',
     model: 'scripted:test',
     script: undefined,
-    permissionMode: () => 'auto',
+    permissionMode: () => options.permissionMode ?? 'auto',
     history: options.history ?? [],
     events: sink,
     signal: options.signal ?? new AbortController().signal,

@@ -301,3 +301,26 @@ describe('agent subtasks (run_subtask)', () => {
     assert.deepEqual([result?.isError, /boom/.test(result!.content)], [true, true]);
   });
 });
+
+describe('agent prompts tell the model the permission mode', () => {
+  for (const [mode, expected] of [
+    ['plan', /plan mode: only tools that read run/],
+    ['default', /ask the user first/],
+    ['auto', /run without asking/],
+  ] as const) {
+    it(`${mode}: the root and every subtask loop are told`, async () => {
+      const run = await runTurn(
+        script({
+          'Check the repo': [
+            { toolCalls: [subtask('Look around', 'List what is there')] },
+            { text: 'Done.' },
+          ],
+          'List what is there': [{ text: 'Two files.' }],
+        }),
+        { text: 'Check the repo', permissionMode: mode },
+      );
+      assert.equal(run.provider.requests.length, 3);
+      for (const request of run.provider.requests) assert.match(request.system, expected);
+    });
+  }
+});
