@@ -50,6 +50,24 @@ const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }
   'accept-bad-root': { check: 'daemon.sessions.invalid-workspace-root', mode: 'socket' },
   'ignore-script-budgets': { check: 'daemon.testing.set-budgets', mode: 'socket' },
   'cancel-drops-response': { check: 'daemon.jsonrpc.cancel-still-responds', mode: 'socket' },
+  'no-awaiting-node': { check: 'daemon.approvals.node-awaiting', mode: 'socket' },
+  'no-requires-action': { check: 'daemon.approvals.requires-action', mode: 'socket' },
+  'no-back-to-running': { check: 'daemon.approvals.back-to-running', mode: 'socket' },
+  'no-decided-by': { check: 'daemon.approvals.decision-fields', mode: 'socket' },
+  'node-approval-wrong': { check: 'daemon.approvals.node-outcome', mode: 'socket' },
+  'grant-ignored': { check: 'daemon.approvals.grant-stored', mode: 'socket' },
+  'cancel-rejects-approval': { check: 'daemon.approvals.cancelled', mode: 'socket' },
+  'no-approval-cancel-request': { check: 'daemon.approvals.cancel-request', mode: 'socket' },
+  'later-answer-wins': { check: 'daemon.approvals.first-valid-wins', mode: 'socket' },
+  'no-resend-on-attach': { check: 'daemon.approvals.resend-on-attach', mode: 'socket' },
+  'asks-observers': { check: 'daemon.approvals.observer-not-asked', mode: 'socket' },
+  'garbage-approves': { check: 'daemon.approvals.garbage-not-approval', mode: 'socket' },
+  'error-answer-times-out': { check: 'daemon.approvals.all-invalid-rejected', mode: 'socket' },
+  'runs-denied-tool': { check: 'daemon.approvals.denied-not-run', mode: 'socket' },
+  'resolved-twice': { check: 'daemon.approvals.resolved', mode: 'socket' },
+  'asks-first-controller-only': { check: 'daemon.approvals.ask-controllers', mode: 'socket' },
+  'client-tool-category-ignored': { check: 'daemon.client-tools.category-gated', mode: 'socket' },
+  'client-tool-result-dropped': { check: 'daemon.client-tools.result-to-model', mode: 'socket' },
 };
 
 const CLIENT_DEFECTS: Record<string, string> = {
@@ -100,6 +118,9 @@ describe('the reference fixtures', () => {
       .map((c) => c.id)
       .sort();
     assert.deepEqual(skipped, [
+      'daemon.approvals.first-valid-wins',
+      'daemon.approvals.observer-not-asked',
+      'daemon.approvals.resend-on-attach',
       'daemon.sessions.events-to-all-attached',
       'daemon.transport.socket-token',
     ]);

@@ -5,6 +5,8 @@
 import { coldStartBenchmark } from './coldStart.js';
 import { benchParallelSubtasks } from './parallelSubtasks.js';
 import { storeBenchmark } from './store.js';
+import { streamingBenchmark } from './streaming.js';
+import { turnLatencyBenchmark } from './turnLatency.js';
 import { watcherBenchmark } from './watcher.js';
 
 await coldStartBenchmark();
@@ -14,6 +16,10 @@ console.log(
   `parallel subtasks: wall ${subtasks.wallMs.toFixed(1)} ms, critical path ${subtasks.criticalPathMs} ms, ` +
     `ratio ${subtasks.ratio.toFixed(3)} (target <= 1.15)`,
 );
+
+await streamingBenchmark();
+
+await turnLatencyBenchmark();
 
 storeBenchmark();
 

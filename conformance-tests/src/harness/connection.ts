@@ -39,6 +39,14 @@ export class RpcError extends Error {
   }
 }
 
+/**
+ * A handler's result that is deliberately invalid (e.g. `{decision: "yes"}`):
+ * sent as it is, without treating its schema failure as a harness bug.
+ */
+export class DeliberateResult {
+  constructor(readonly result: unknown) {}
+}
+
 export type RequestHandler = (params: unknown, message: JsonObject) => unknown;
 
 export interface ConnectionOptions {
@@ -371,8 +379,8 @@ export class Connection {
     const method = String(message.method);
     this.incomingRequests.set(id, method);
     const handler = this.handlers.get(method);
-    const reply = (body: JsonObject): void => {
-      if (!this.closedFlag) this.send({ jsonrpc: '2.0', id, ...body });
+    const reply = (body: JsonObject, deliberate = false): void => {
+      if (!this.closedFlag) this.send({ jsonrpc: '2.0', id, ...body }, deliberate);
     };
     if (!handler) {
       reply({ error: { code: -32601, message: `Method not found: ${method}` } });
@@ -381,7 +389,10 @@ export class Connection {
     Promise.resolve()
       .then(() => handler(message.params, message))
       .then(
-        (result) => reply({ result: result === undefined ? null : result }),
+        (result) =>
+          result instanceof DeliberateResult
+            ? reply({ result: result.result }, true)
+            : reply({ result: result === undefined ? null : result }),
         (error: unknown) => {
           if (error instanceof RpcError)
             reply({ error: { code: error.code, message: error.message } });

@@ -9,7 +9,17 @@ import {
   versionNegotiation,
 } from './lifecycle.js';
 import { sessions } from './sessions.js';
-import { approvalAllow, approvalDeny, budget, cancel, turn, twoClients } from './turns.js';
+import {
+  approvalAllow,
+  approvalCancel,
+  approvalDeny,
+  approvalGrant,
+  approvalInvalid,
+  approvalResend,
+  approvalTwoControllers,
+  clientToolRoundTrip,
+} from './approvals.js';
+import { budget, cancel, turn, twoClients } from './turns.js';
 
 export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   jsonRpcErrors,
@@ -28,4 +38,10 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   twoClients,
   approvalAllow,
   approvalDeny,
+  approvalGrant,
+  approvalCancel,
+  approvalTwoControllers,
+  approvalResend,
+  approvalInvalid,
+  clientToolRoundTrip,
 ];

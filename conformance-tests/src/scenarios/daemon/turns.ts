@@ -1,7 +1,7 @@
 /**
  * Turns driven by the daemon's scripted provider (the optional testing
  * capability): the turn state machine, seq ordering, tree invariants, budgets,
- * fan-out to two clients, approvals and client tools.
+ * fan-out to two clients (approvals and client tools: approvals.ts).
  */
 import { Methods } from '@arbor/protocol';
 import type { Recorder } from '../../checks/results.js';
@@ -21,7 +21,7 @@ import {
 const FINAL = new Set(['done', 'error', 'cancelled', 'denied', 'blocked']);
 const TURN_TIMEOUT_MS = 10_000;
 
-interface Event {
+export interface Event {
   method: string;
   params: JsonObject;
 }
@@ -33,7 +33,7 @@ export function sessionEvents(conn: Connection, sessionId: string): Event[] {
     .filter((e) => e.params.sessionId === sessionId && typeof e.params.seq === 'number');
 }
 
-const isTurnEnd =
+export const isTurnEnd =
   (sessionId: string, turnId: string) =>
   (m: Incoming): boolean => {
     if (m.kind !== 'notification') return false;
@@ -205,7 +205,7 @@ export function checkTree(r: Recorder, events: Event[], turnId: string): void {
 }
 
 /** session/new + setScript; skips the scenario when the daemon has no scripted provider. */
-async function scriptedSession(
+export async function scriptedSession(
   ctx: DaemonContext,
   c: Initialized,
   conversations: JsonObject,
@@ -238,7 +238,7 @@ async function scriptedSession(
   return sessionId;
 }
 
-async function send(
+export async function send(
   ctx: DaemonContext,
   conn: Connection,
   sessionId: string,
@@ -247,7 +247,7 @@ async function send(
   return (await sendWithId(ctx, conn, sessionId, text)).turnId;
 }
 
-async function sendWithId(
+export async function sendWithId(
   ctx: DaemonContext,
   conn: Connection,
   sessionId: string,
@@ -270,7 +270,7 @@ async function sendWithId(
   return { turnId: turnId as string, id: response!.id as string | number };
 }
 
-async function waitTurnEnd(
+export async function waitTurnEnd(
   ctx: DaemonContext,
   conn: Connection,
   sessionId: string,
@@ -475,101 +475,6 @@ export const twoClients: Scenario<DaemonContext> = {
         : extra
           ? `the observer got an event the controller did not: ${extra.slice(0, 200)}`
           : 'no events of the turn arrived',
-    );
-  },
-};
-
-const CLIENT_TOOL = {
-  name: 'conformance_write',
-  description: 'A client tool of the conformance suite; it writes nothing.',
-  inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
-  category: 'write',
-};
-
-async function approvalTurn(ctx: DaemonContext, decision: 'allow' | 'deny') {
-  const caps = { approvals: {}, clientTools: {} };
-  const c = await ctx.connect('controller', { capabilities: caps, tools: [CLIENT_TOOL] });
-  requireDaemonCapability(c.init, 'clientTools');
-  const asked: JsonObject[] = [];
-  const executed: JsonObject[] = [];
-  c.conn.handle(Methods.ApprovalRequest.method, (params) => {
-    asked.push(params as JsonObject);
-    return { decision };
-  });
-  c.conn.handle(Methods.ToolExecute.method, (params) => {
-    executed.push(params as JsonObject);
-    return { content: 'conformance tool result' };
-  });
-  const sessionId = await scriptedSession(
-    ctx,
-    c,
-    {
-      '*': [
-        { toolCalls: [{ id: 'conformance-write-1', name: CLIENT_TOOL.name, arguments: { n: 1 } }] },
-        { text: 'Finished.' },
-      ],
-    },
-    'default',
-    'editor',
-  ); // client tools are offered in editor sessions only
-  const turnId = await send(ctx, c.conn, sessionId, `conformance: a client tool, ${decision}`);
-  await waitTurnEnd(ctx, c.conn, sessionId, turnId);
-  const events = sessionEvents(c.conn, sessionId);
-  const nodes = events
-    .filter((e) => e.method === Methods.TreeUpdate.method)
-    .flatMap((e) => (e.params.nodes ?? []) as JsonObject[]);
-  const toolNode = [...nodes].reverse().find((n) => n.name === CLIENT_TOOL.name);
-  const resolved = events.find((e) => e.method === Methods.ApprovalResolved.method);
-  return { asked, executed, toolNode, resolved };
-}
-
-export const approvalAllow: Scenario<DaemonContext> = {
-  id: 'daemon-approval-allow',
-  role: 'daemon',
-  title:
-    'a write-category client tool in default mode asks, runs through tool/execute once allowed',
-  checks: [
-    'daemon.approvals.ask-controllers',
-    'daemon.approvals.resolved',
-    'daemon.client-tools.round-trip',
-  ],
-  async run(ctx) {
-    const r = ctx.recorder;
-    const { asked, executed, toolNode, resolved } = await approvalTurn(ctx, 'allow');
-    if (
-      !r.expect(
-        'daemon.approvals.ask-controllers',
-        asked.length === 1,
-        `the daemon sent ${asked.length} tool/approvalRequest for one write call in default mode, expected 1`,
-      )
-    )
-      return;
-    r.expect(
-      'daemon.approvals.resolved',
-      resolved?.params.outcome === 'approved',
-      `tool/approvalResolved: ${JSON.stringify(resolved?.params) ?? 'missing'}, expected outcome approved`,
-    );
-    r.expect(
-      'daemon.client-tools.round-trip',
-      executed.length === 1 &&
-        executed[0]?.name === CLIENT_TOOL.name &&
-        toolNode?.status === 'done',
-      `tool/execute ${JSON.stringify(executed)}; tool node ${JSON.stringify(toolNode)}`,
-    );
-  },
-};
-
-export const approvalDeny: Scenario<DaemonContext> = {
-  id: 'daemon-approval-deny',
-  role: 'daemon',
-  title: 'a denied call never runs and its node ends denied',
-  checks: ['daemon.approvals.denied-not-run'],
-  async run(ctx) {
-    const { asked, executed, toolNode } = await approvalTurn(ctx, 'deny');
-    ctx.recorder.expect(
-      'daemon.approvals.denied-not-run',
-      asked.length === 1 && executed.length === 0 && toolNode?.status === 'denied',
-      `asked ${asked.length}, executed ${executed.length}, tool node ${JSON.stringify(toolNode)}`,
     );
   },
 };
