@@ -215,7 +215,8 @@ describe('sessions (in-process daemon)', () => {
     );
     assert.equal(states[1]!['stopReason'], 'end_turn');
     assert.deepEqual(states[1]!['usage'], { inputTokens: 3, outputTokens: 5 });
-    assert.deepEqual(seqs(client), [1, 2, 3, 4]);
+    // running, the title from the first message, the mode switch, the chunk, idle
+    assert.deepEqual(seqs(client), [1, 2, 3, 4, 5]);
     assertAllValid(client);
 
     const loaded = await client.request(Methods.SessionLoad, { sessionId });

@@ -57,6 +57,8 @@ interface RunningTurn {
   abort: AbortController;
   /** The client that sent chat/send: it runs the turn's client tools. */
   senderId: string;
+  /** The title the store gave the session from this turn's message, if it just got one. */
+  newTitle: string | undefined;
 }
 
 export interface AttachOutcome {
@@ -214,9 +216,15 @@ export class Session {
     const history = store.historyForNextTurn(this.id, this.deps.maxHistoryTokens);
     // Committed before `{turnId}` is answered and before any LLM call: from here on a
     // crash cannot lose what the user typed (the turn comes back as interrupted).
+    const titleBefore = this.info.title;
     store.appendUserMessage(this.id, turnId, text);
     this.refresh(store.getSession(this.id));
-    const running: RunningTurn = { turnId, abort: new AbortController(), senderId: clientId };
+    const running: RunningTurn = {
+      turnId,
+      abort: new AbortController(),
+      senderId: clientId,
+      newTitle: this.info.title !== titleBefore ? this.info.title : undefined,
+    };
     this.running = running;
     this.info.state = 'running';
     this.liveTree = new Map();
@@ -309,6 +317,9 @@ export class Session {
       },
     };
     this.emit(Methods.SessionState, { state: 'running', turnId });
+    // The first message titled the session: every attached client shows it now.
+    if (running.newTitle !== undefined)
+      this.emit(Methods.SessionUpdate, { title: running.newTitle });
 
     let result: TurnResult | undefined;
     let failure: string | undefined;

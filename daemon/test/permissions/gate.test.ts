@@ -184,7 +184,8 @@ describe('permission gate', function () {
   });
 
   it('reads the mode at call time: a switch mid-turn applies to the next call', async () => {
-    let mode: PermissionMode = 'auto';
+    // Read once for the root prompt, then once per gate check.
+    let reads = 0;
     const turn = script({
       go: [
         { toolCalls: [{ id: 'c1', name: 'scribble', arguments: {} }] },
@@ -193,11 +194,8 @@ describe('permission gate', function () {
       ],
     });
     const run = await runGated(turn, {
-      mode: () => {
-        const now = mode;
-        mode = 'plan'; // the user switches after the first check
-        return now;
-      },
+      // The user switches to plan right after the first call was checked.
+      mode: (): PermissionMode => (++reads <= 2 ? 'auto' : 'plan'),
     });
     assert.deepEqual(run.executions, ['scribble']);
     assert.match(toolMessagesOf(run)[1]!.content, /^blocked_in_plan_mode/);

@@ -78,6 +78,39 @@ describe('persistence: what a turn commits', () => {
     assert.deepEqual(daemon.store.turnUsage(turnId), BY_MODEL);
   });
 
+  it('the first message titles the session, and attached clients hear it at once', async () => {
+    const runner = new FakeRunner();
+    const daemon = inMemoryDaemon({ runner });
+    const client = await daemon.connect();
+    const { sessionId } = await client.request(Methods.SessionNew, { workspaceRoot: workspace() });
+    const first = await client.request(Methods.ChatSend, {
+      sessionId,
+      text: 'Why does test_io fail?\nIt started yesterday.',
+    });
+    await until(() => client.eventsOf(Methods.SessionUpdate).length === 1);
+    assert.deepEqual(
+      client.eventsOf(Methods.SessionUpdate).map((p) => p['title']),
+      ['Why does test_io fail?'],
+    );
+    const running = client.eventsOf(Methods.SessionState)[0]!;
+    assert.ok(
+      (running['seq'] as number) < (client.eventsOf(Methods.SessionUpdate)[0]!['seq'] as number),
+      'the turn starts first',
+    );
+    runner.finish('Encoding.');
+    await idleOf(client, first.turnId);
+
+    const second = await client.request(Methods.ChatSend, { sessionId, text: 'and now fix it' });
+    await until(() => runner.requests.length === 2);
+    runner.finish('Fixed.');
+    await idleOf(client, second.turnId);
+    assert.equal(
+      client.eventsOf(Methods.SessionUpdate).length,
+      1,
+      'a titled session keeps its title',
+    );
+  });
+
   it('a failed turn keeps its streamed tree and error; a cancelled one its partial text and tree', async () => {
     const runner = new FakeRunner();
     const daemon = inMemoryDaemon({ runner });
