@@ -433,7 +433,7 @@ export const CHECKS: readonly CheckDef[] = [
     'daemon.approvals.cancel-request',
     'CAPABILITY',
     'approvals.md#approvals-cancel-others',
-    'a resolved approval\'s unanswered tool/approvalRequest is cancelled with $/cancelRequest',
+    "a resolved approval's unanswered tool/approvalRequest is cancelled with $/cancelRequest",
     'daemon.clientTools',
   ),
   d(

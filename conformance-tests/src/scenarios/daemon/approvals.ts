@@ -90,6 +90,17 @@ const isCancelOf =
     );
   };
 
+const isResolvedOf =
+  (toolCallId: string) =>
+  (m: Incoming): boolean => {
+    const msg = m.message as JsonObject;
+    return (
+      m.kind === 'notification' &&
+      msg.method === Methods.ApprovalResolved.method &&
+      (msg.params as JsonObject | undefined)?.toolCallId === toolCallId
+    );
+  };
+
 /** Never decides: answers -32800 once cancelled (or after `waitMs`, `fallback` if given). */
 const untilCancelled =
   (waitMs: number, fallback?: JsonObject): Answer =>
@@ -200,9 +211,7 @@ function checkAskedOnce(r: Recorder, c: Client, toolCallId: string, tool: string
   const about = c.asked.filter((a) => a.params.toolCallId === toolCallId);
   return r.expect(
     'daemon.approvals.ask-controllers',
-    about.length === 1 &&
-      about[0]!.params.name === tool &&
-      c.asked.length === 1,
+    about.length === 1 && about[0]!.params.name === tool && c.asked.length === 1,
     `${c.conn.label} got ${c.asked.length} tool/approvalRequest (${show(c.asked.map((a) => a.params))}); expected one for ${tool} call ${toolCallId}`,
   );
 }
@@ -373,8 +382,7 @@ export const approvalAllow: Scenario<DaemonContext> = {
     const execAt = exec
       ? a.conn.messages.findIndex(
           (m) =>
-            m.kind === 'request' &&
-            (m.message as JsonObject).method === Methods.ToolExecute.method,
+            m.kind === 'request' && (m.message as JsonObject).method === Methods.ToolExecute.method,
         )
       : -1;
     r.expect(
@@ -525,7 +533,7 @@ export const approvalTwoControllers: Scenario<DaemonContext> = {
   id: 'daemon-approval-two-controllers',
   role: 'daemon',
   title:
-    'two controllers are asked; one allows, the other denies a little later: the first answer alone decides, both get one tool/approvalResolved',
+    'two controllers are asked; one allows, the other denies once that answer decided: the first answer alone decides, both get one tool/approvalResolved',
   checks: [
     'daemon.approvals.ask-controllers',
     'daemon.approvals.first-valid-wins',
@@ -535,19 +543,22 @@ export const approvalTwoControllers: Scenario<DaemonContext> = {
     requireSocket(ctx.target, 'two controllers of one session');
     const r = ctx.recorder;
     const callId = 'conformance-race-1';
-    let b: Client | undefined;
     let aAnswered = false;
     let bAnswered = false;
     const a = await client(ctx, 'controller-a', async () => {
-      await until(() => (b?.asked.length ?? 0) > 0, 2000);
+      await until(() => b.asked.length > 0, 2000); // called once b exists
       aAnswered = true;
       return { decision: 'allow' };
     });
-    b = await client(ctx, 'controller-b', async () => {
+    const b = await client(ctx, 'controller-b', async (_params, id, conn) => {
+      // Answers once A's answer has decided (B's request cancelled, or the approval resolved):
+      // a late answer that crossed the daemon's $/cancelRequest, which must be ignored. A daemon
+      // that waits for every controller gets the answer after a second.
       await until(() => aAnswered, 3000);
-      await sleep(100);
+      await conn.waitFor((m) => isCancelOf(id)(m) || isResolvedOf(callId)(m), 1000);
+      await sleep(20);
       bAnswered = true;
-      return { decision: 'deny' }; // crosses the daemon's $/cancelRequest: must be ignored
+      return { decision: 'deny' };
     });
     const sessionId = await scriptedSession(
       ctx,
@@ -583,8 +594,8 @@ export const approvalTwoControllers: Scenario<DaemonContext> = {
         resolved.every(
           (e) =>
             e.params.outcome === 'approved' &&
-            e.params.decision === 'allow' &&
-            e.params.decidedBy === a.init.clientId,
+            e.params.decision !== 'deny' && // decision fields: judged by decision-fields
+            e.params.decidedBy !== b.init.clientId,
         ) &&
         a.executed.length === 1 &&
         node?.status === 'done',
@@ -656,16 +667,8 @@ export const approvalInvalid: Scenario<DaemonContext> = {
       'editor',
     );
     const turnId = await send(ctx, a.conn, sessionId, 'conformance: invalid answers');
-    const resolvedBy = (toolCallId: string) => (m: Incoming) => {
-      const msg = m.message as JsonObject;
-      return (
-        m.kind === 'notification' &&
-        msg.method === Methods.ApprovalResolved.method &&
-        (msg.params as JsonObject).toolCallId === toolCallId
-      );
-    };
-    const first = await a.conn.waitFor(resolvedBy(garbage), 5000);
-    const second = first ? await a.conn.waitFor(resolvedBy(errored), 5000) : undefined;
+    const first = await a.conn.waitFor(isResolvedOf(garbage), 5000);
+    const second = first ? await a.conn.waitFor(isResolvedOf(errored), 5000) : undefined;
     if (!first || !second) {
       // approvals.md#approvals-all-invalid-rejected: resolved at once, not left to the timeout.
       r.fail(
