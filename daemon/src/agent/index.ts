@@ -18,6 +18,8 @@ export interface AgentOptions {
   budgets: BudgetLimits;
   /** Default model string for sessions that name none. */
   defaultModel: string | undefined;
+  /** Model of subtask loops (depth > 0); absent: a subtask runs on its parent's model. */
+  subtaskModel?: string;
   /** Path of a scripted-provider script (`--provider scripted --script <file>`). */
   scriptPath: string | undefined;
   log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
@@ -42,6 +44,7 @@ export function createTurnRunner(options: AgentOptions): TurnRunner {
   return new UnifiedTurnRunner({
     budgets: options.budgets,
     defaultModel: options.defaultModel,
+    subtaskModel: options.subtaskModel,
     script: options.scriptPath === undefined ? undefined : loadScriptFile(options.scriptPath),
     log: options.log,
     tools: options.tools ?? [],

@@ -16,6 +16,7 @@ import {
   type ToolDefinition,
 } from '../providers/provider.js';
 import { toolDefinition, type ToolOutput } from '../tools/tool.js';
+import type { ResolvedProvider } from '../providers/index.js';
 import type { Toolbelt } from '../tools/toolbelt.js';
 import { abortable, raceAbort } from './abort.js';
 import { subtaskSystemPrompt } from './prompts.js';
@@ -44,6 +45,8 @@ export interface LoopParams {
   /** The turn node (root) or the subtask node this loop runs in. */
   nodeId: string;
   depth: number;
+  /** The provider and model this loop's LLM calls go to (and are accounted under). */
+  llm: ResolvedProvider;
   system: string;
   /** Root: the session history and the user message; subtask: the instructions only. */
   messages: ProviderMessage[];
@@ -113,7 +116,8 @@ export class AgentLoop {
   }
 
   async run(): Promise<LoopOutcome> {
-    const { budget, signal, provider } = this.ctx;
+    const { budget, signal } = this.ctx;
+    const { provider } = this.params.llm;
     const maxIterations = budget.limits.maxIterationsPerLevel;
     for (let iteration = 1; iteration <= maxIterations; iteration++) {
       signal.throwIfAborted();
@@ -181,8 +185,8 @@ export class AgentLoop {
 
   /** The tools offered to the model on this call. */
   private offeredTools(lastCall: boolean): ToolDefinition[] {
-    const { provider, budget } = this.ctx;
-    if (!provider.capabilities.tools) return [];
+    const { budget } = this.ctx;
+    if (!this.params.llm.provider.capabilities.tools) return [];
     const finish = this.params.structured
       ? [finishSubtaskDefinition(this.params.structured.schema)]
       : [];
@@ -196,8 +200,9 @@ export class AgentLoop {
 
   /** One LLM call: budget checks, streaming text to the tree node, usage to the accountant. */
   private async callModel(tools: ToolDefinition[]): Promise<ModelReply> {
-    const { budget, provider, model, signal, events, accountant, tree } = this.ctx;
+    const { budget, signal, events, accountant, tree } = this.ctx;
     const { nodeId, system } = this.params;
+    const { provider, model } = this.params.llm;
     budget.beforeLlmCall(nodeId);
     this.fitHistory(tools);
 
@@ -235,7 +240,7 @@ export class AgentLoop {
       throw new ProviderError(`${provider.id}: ${errorMessage(error)}`, { cause: error });
     } finally {
       const spent = usage ?? { inputTokens: 0, outputTokens: 0 };
-      const cost = accountant.record(provider.id, model, spent);
+      const cost = accountant.record(provider, model, spent);
       if (usage) tree.addUsage(nodeId, usage, cost);
     }
     return reply;
@@ -243,8 +248,9 @@ export class AgentLoop {
 
   /** Drops the oldest earlier turns until the request fits; what still does not fit ends the turn. */
   private fitHistory(tools: readonly ToolDefinition[]): void {
-    const { budget, provider } = this.ctx;
-    const limit = Math.min(budget.limits.maxHistoryTokens, provider.capabilities.contextWindow);
+    const { budget } = this.ctx;
+    const { contextWindow } = this.params.llm.provider.capabilities;
+    const limit = Math.min(budget.limits.maxHistoryTokens, contextWindow);
     let estimate = estimateTokens(this.params.system, this.messages, tools);
     while (estimate > limit && this.prunable > 0) {
       this.messages.shift();
@@ -350,7 +356,8 @@ export class AgentLoop {
   ): Promise<ToolResult & { status?: 'denied' | 'blocked' | 'cancelled' }> {
     const { budget, tree, signal, gate, memory, request } = this.ctx;
     budget.beforeToolCall(nodeId);
-    tree.start(nodeId);
+    // The node stays pending through the permission check: a call that waits for
+    // approval, or is denied, never shows as running.
     const tool = this.params.belt.get(call.name);
     if (tool === undefined) {
       return {
@@ -390,7 +397,8 @@ export class AgentLoop {
         ...(approval === undefined ? {} : { approval }),
       };
     }
-    if (approval !== undefined) tree.setStatus(nodeId, 'running', approval);
+    tree.start(nodeId);
+    if (approval !== undefined) tree.setApproval(nodeId, approval);
 
     let output: ToolOutput;
     try {
@@ -482,6 +490,7 @@ export class AgentLoop {
     const child = new AgentLoop(this.ctx, {
       nodeId,
       depth,
+      llm: this.ctx.subtaskLlm ?? this.params.llm,
       system: subtaskSystemPrompt({
         title: args.title,
         canSpawn: depth < budget.limits.maxDepth && belt.get(RUN_SUBTASK) !== undefined,

@@ -1,5 +1,5 @@
 /** What every loop of one turn shares, by identity. */
-import type { Provider } from '../providers/provider.js';
+import type { ResolvedProvider } from '../providers/index.js';
 import type { TurnMemory } from '../tools/memory.js';
 import type { ExecutionTree } from './executionTree.js';
 import type { ToolGate } from './toolGate.js';
@@ -12,8 +12,11 @@ export type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string) 
 
 export interface TurnContext {
   request: TurnRequest;
-  provider: Provider;
-  model: string;
+  /**
+   * What subtask loops (any depth > 0) run on (config `subtaskModel`);
+   * undefined: a subtask runs on its parent loop's provider and model.
+   */
+  subtaskLlm: ResolvedProvider | undefined;
   budget: TurnBudget;
   tree: ExecutionTree;
   accountant: UsageAccountant;

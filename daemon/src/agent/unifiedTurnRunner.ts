@@ -7,7 +7,11 @@ import { setMaxListeners } from 'node:events';
 import { Methods, type BudgetKind, type NodeStatus, type StopReason } from '@arbor/protocol';
 import { ModelRefError } from '../providers/modelRef.js';
 import { ProviderError, type Provider } from '../providers/provider.js';
-import { resolveProvider, type ProviderFactory } from '../providers/index.js';
+import {
+  resolveProvider,
+  type ProviderFactory,
+  type ResolvedProvider,
+} from '../providers/index.js';
 import type { Script } from '@arbor/protocol';
 import { MEMORY_TOOLS, TurnMemory } from '../tools/memory.js';
 import type { Tool } from '../tools/tool.js';
@@ -28,6 +32,7 @@ import { UsageAccountant, type Pricing } from './usageAccountant.js';
 export interface UnifiedTurnRunnerOptions {
   budgets: BudgetLimits;
   defaultModel: string | undefined;
+  subtaskModel: string | undefined;
   /** The daemon's script (`--provider scripted --script`), already validated. */
   script: Script | undefined;
   log: Log;
@@ -95,29 +100,32 @@ export class UnifiedTurnRunner implements TurnRunner {
     };
     armWallClock();
 
-    let provider: Provider | undefined;
-    // The provider's own price when it knows it (scripted: 0), else the daemon's price list, else unknown.
-    const accountant = new UsageAccountant(
-      (providerId, model, usage) =>
-        provider?.price?.(model, usage) ?? options.pricing?.(providerId, model, usage) ?? null,
-    );
+    const accountant = new UsageAccountant(options.pricing);
     let loop: AgentLoop | undefined;
     let stopReason: StopReason;
     let error: string | undefined;
     try {
-      const resolved = options.provider
-        ? { provider: options.provider, model: request.model ?? options.defaultModel ?? 'default' }
-        : resolveProvider({
-            script: request.script ?? options.script,
-            model: request.model ?? options.defaultModel,
-            factories: options.providerFactories,
-          });
-      provider = resolved.provider;
-      const model = provider.fixedModel ?? resolved.model;
+      const script = request.script ?? options.script;
+      const resolve = (model: string | undefined): ResolvedProvider => {
+        const resolved = options.provider
+          ? { provider: options.provider, model: model ?? 'default' }
+          : resolveProvider({ script, model, factories: options.providerFactories });
+        return {
+          provider: resolved.provider,
+          model: resolved.provider.fixedModel ?? resolved.model,
+        };
+      };
+      const llm = resolve(request.model ?? options.defaultModel);
+      const { provider } = llm;
+      // A turn with a script (or the one provider of tests) runs every loop on it, whatever
+      // subtaskModel says. Resolved up front: a subtask model that cannot be used fails the turn.
+      const subtaskLlm =
+        options.subtaskModel === undefined || script !== undefined || options.provider
+          ? undefined
+          : resolve(options.subtaskModel);
       const ctx: TurnContext = {
         request,
-        provider,
-        model,
+        subtaskLlm,
         budget,
         tree,
         accountant,
@@ -142,6 +150,7 @@ export class UnifiedTurnRunner implements TurnRunner {
       loop = new AgentLoop(ctx, {
         nodeId: tree.rootId,
         depth: 0,
+        llm,
         system: rootSystemPrompt({
           hasTools: belt.tools.length > 0,
           canSpawn: belt.get(RUN_SUBTASK) !== undefined && limits.maxDepth > 0,

@@ -4,6 +4,7 @@
  * `cost/summary` is built from it.
  */
 import type { CostSummaryParams, ModelCost, Usage } from '@arbor/protocol';
+import type { Provider } from '../providers/provider.js';
 
 /** Price of one call in USD; null when the model's price is unknown. */
 export type Pricing = (provider: string, model: string, usage: Usage) => number | null;
@@ -39,9 +40,14 @@ export class UsageAccountant {
 
   constructor(private readonly pricing: Pricing = UNKNOWN_PRICES) {}
 
-  /** Records one LLM call; returns its cost (null: unknown). */
-  record(provider: string, model: string, usage: Usage): number | null {
-    const cost = this.pricing(provider, model, usage);
+  /**
+   * Records one LLM call under the provider and model that served it; returns
+   * its cost (null: unknown): the provider's own price when it knows it
+   * (scripted: 0), else the daemon's price list.
+   */
+  record(served: Pick<Provider, 'id' | 'price'>, model: string, usage: Usage): number | null {
+    const provider = served.id;
+    const cost = served.price?.(model, usage) ?? this.pricing(provider, model, usage);
     const key = `${provider}\u0000${model}`;
     const entry = this.byModel.get(key) ?? {
       provider,

@@ -28,12 +28,15 @@ Options:
   --data-dir <dir>        Token, logs and store (default ~/.arbor, created 0700).
   --log-level <level>     debug | info | warn | error (default info).
   --model <provider:model>  Default model for sessions that name none.
+  --subtask-model <provider:model>
+                          Model of every subtask, at any depth (default: its parent's).
   --provider scripted     Use the deterministic scripted provider (tests, demos).
   --script <file>         Script for the scripted provider.
   --testing               Serve _arbor/testing/* methods (implied by --provider scripted).
   -h, --help              Show this help.
 
-Precedence: flags > environment (ARBOR_DATA_DIR, ARBOR_LOG_LEVEL, ARBOR_MODEL) > config file.
+Precedence: flags > environment (ARBOR_DATA_DIR, ARBOR_LOG_LEVEL, ARBOR_MODEL,
+ARBOR_SUBTASK_MODEL) > config file.
 Logs go to stderr and to <data-dir>/logs/daemon.log; stdout carries only protocol frames.
 `;
 
@@ -49,6 +52,7 @@ export async function daemonCommand(argv: string[]): Promise<number> {
       'data-dir': { type: 'string' },
       'log-level': { type: 'string' },
       model: { type: 'string' },
+      'subtask-model': { type: 'string' },
       provider: { type: 'string' },
       script: { type: 'string' },
       testing: { type: 'boolean' },
@@ -67,6 +71,7 @@ export async function daemonCommand(argv: string[]): Promise<number> {
     logLevel: values['log-level'] as LogLevel | undefined,
     listen: values.listen,
     model: values.model,
+    subtaskModel: values['subtask-model'],
     provider: values.provider as 'scripted' | undefined,
     script: values.script,
   };

@@ -6,7 +6,21 @@
 import { z } from 'zod';
 import { BudgetOverrides } from '../agent/budgetLimits.js';
 import { LOG_LEVELS } from '../logging/logger.js';
+import { ModelRefError, parseModelRef } from '../providers/modelRef.js';
 import { ProvidersConfig } from '../providers/providerConfig.js';
+
+/** A model string that must parse (provider:model), checked when the daemon starts. */
+const ModelString = z
+  .string()
+  .min(1)
+  .superRefine((value, ctx) => {
+    try {
+      parseModelRef(value);
+    } catch (error) {
+      if (!(error instanceof ModelRefError)) throw error;
+      ctx.addIssue({ code: 'custom', message: error.message });
+    }
+  });
 
 /** Default largest frame body, in bytes (8 MiB), as the spec gives it. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -35,6 +49,9 @@ export const ConfigFile = z
       .min(1)
       .optional()
       .describe('Default model (provider:model) for sessions that name none'),
+    subtaskModel: ModelString.optional().describe(
+      "Model (provider:model) of every subtask, at any depth; default: the parent loop's model",
+    ),
     providers: ProvidersConfig.optional().describe(
       'openai / anthropic / local: keys, base URLs, retries, per-model capability overrides',
     ),

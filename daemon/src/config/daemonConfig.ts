@@ -20,6 +20,8 @@ export interface DaemonConfig {
   maxMessageBytes: number;
   listen: string | undefined;
   model: string | undefined;
+  /** Model of subtask loops (depth > 0); undefined: a subtask runs on its parent's model. */
+  subtaskModel: string | undefined;
   provider: 'scripted' | undefined;
   script: string | undefined;
   budgets: BudgetLimits;
@@ -36,7 +38,10 @@ export class ConfigError extends Error {
 
 /** The settings flags and environment variables can carry. */
 export type ConfigOverrides = Partial<
-  Pick<ConfigFile, 'dataDir' | 'logLevel' | 'listen' | 'model' | 'provider' | 'script'>
+  Pick<
+    ConfigFile,
+    'dataDir' | 'logLevel' | 'listen' | 'model' | 'subtaskModel' | 'provider' | 'script'
+  >
 >;
 
 export function readConfigFile(path: string): ConfigFile {
@@ -76,6 +81,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): ConfigOverrides {
   if (env['ARBOR_DATA_DIR']) out.dataDir = env['ARBOR_DATA_DIR'];
   if (env['ARBOR_LOG_LEVEL']) out.logLevel = env['ARBOR_LOG_LEVEL'] as LogLevel;
   if (env['ARBOR_MODEL']) out.model = env['ARBOR_MODEL'];
+  if (env['ARBOR_SUBTASK_MODEL']) out.subtaskModel = env['ARBOR_SUBTASK_MODEL'];
   return out;
 }
 
@@ -96,6 +102,7 @@ export function resolveConfig(
     maxMessageBytes: file.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     listen: pick('listen'),
     model: pick('model'),
+    subtaskModel: pick('subtaskModel'),
     provider: pick('provider'),
     script: pick('script'),
     budgets: budgets.data,

@@ -104,6 +104,7 @@ function lazyAgent({ config, log }: DaemonOptions): {
         return agent.createTurnRunner({
           budgets: config.budgets,
           defaultModel: config.model,
+          subtaskModel: config.subtaskModel,
           scriptPath: config.script,
           providers: config.providers,
           log: (level, message) => log.log(level, `agent: ${message}`),

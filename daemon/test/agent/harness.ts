@@ -63,20 +63,28 @@ export class RecordingSink implements SessionEventSink {
   }
 }
 
-/** Wraps a provider and records every request it gets. */
+/**
+ * Wraps a provider and records every request it gets. `posingAs`: the wrapper
+ * acts as that real provider (its id, no fixed model, no own price), so usage
+ * is accounted under the model string's model and priced by AgentOptions.pricing.
+ */
 export class RecordingProvider implements Provider {
   readonly requests: ProviderRequest[] = [];
-  constructor(private readonly inner: Provider) {}
+  constructor(
+    private readonly inner: Provider,
+    private readonly posingAs?: string,
+  ) {}
   get id(): string {
-    return this.inner.id;
+    return this.posingAs ?? this.inner.id;
   }
   get capabilities(): Provider['capabilities'] {
     return this.inner.capabilities;
   }
   get fixedModel(): string | undefined {
-    return this.inner.fixedModel;
+    return this.posingAs === undefined ? this.inner.fixedModel : undefined;
   }
   price(model: string, usage: Usage): number | null {
+    if (this.posingAs !== undefined) return null;
     return this.inner.price?.(model, usage) ?? null;
   }
   stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
@@ -94,6 +102,8 @@ export interface TurnOptions {
   capabilities?: ScriptedProviderOptions['capabilities'];
   onEvent?: (event: RecordedEvent, sink: RecordingSink) => void;
   text?: string;
+  /** The session's model (default scripted:test). */
+  model?: string;
   agent?: Partial<AgentOptions>;
   permissionMode?: PermissionMode;
 }
@@ -135,7 +145,7 @@ export async function runTurn(turnScript: Script, options: TurnOptions = {}): Pr
     turnId: TURN_ID,
     text: options.text ?? 'hello',
     workspaceRoot: '/tmp',
-    model: 'scripted:test',
+    model: options.model ?? 'scripted:test',
     script: undefined,
     permissionMode: () => options.permissionMode ?? 'auto',
     history: options.history ?? [],

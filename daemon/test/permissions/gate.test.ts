@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PermissionMode, ToolCategory } from '@arbor/protocol';
+import { Methods, type PermissionMode, type ToolCategory } from '@arbor/protocol';
 import fc from 'fast-check';
 import { script } from '../agent/harness.js';
 import { decideCall } from '../../src/permissions/permissionMatrix.js';
@@ -137,6 +137,32 @@ describe('permission gate', function () {
         [...DAEMON_TOOL_NAMES].sort(),
         [RUN_SUBTASK, ...MEMORY_TOOLS.map((t) => t.name), ...workspaceNames].sort(),
       );
+    });
+  });
+
+  describe('node status while the gate decides', () => {
+    const statusesOf = (run: Awaited<ReturnType<typeof runGated>>, name: string) =>
+      run.sink
+        .of(Methods.TreeUpdate)
+        .flatMap((p) => p['nodes'] as { name: string; status: string }[])
+        .filter((node) => node.name === name)
+        .map((node) => node.status)
+        // An upsert may repeat a status (another field changed): keep each change once.
+        .filter((status, i, all) => status !== all[i - 1]);
+
+    it('a call that waits for approval and is denied is never shown running', async () => {
+      const run = await runGated(callOnce('scribble', {}), { mode: 'default', answer: 'deny' });
+      assert.deepEqual(statusesOf(run, 'scribble'), ['pending', 'awaiting_approval', 'denied']);
+    });
+
+    it('an approved call runs after its approval', async () => {
+      const run = await runGated(callOnce('scribble', {}), { mode: 'default', answer: 'allow' });
+      assert.deepEqual(statusesOf(run, 'scribble'), [
+        'pending',
+        'awaiting_approval',
+        'running',
+        'done',
+      ]);
     });
   });
 
