@@ -15,6 +15,7 @@ import {
   type ParamsOf,
   type PermissionMode,
 } from '@arbor/protocol';
+import type { ApprovalRecord } from '../store/index.js';
 
 /** A controller connection the broker can ask. */
 export interface ApprovalPeer {
@@ -28,16 +29,8 @@ export interface ApprovalPeer {
   requestApproval(params: ApprovalRequestParams, cancel: AbortSignal): Promise<unknown>;
 }
 
-export interface ApprovalLogEntry {
-  sessionId: string;
-  turnId: string;
-  toolCallId: string;
-  tool: string;
-  args: unknown;
-  decision?: ApprovalDecision;
-  outcome: ApprovalOutcome;
-  decidedBy?: string;
-}
+/** One ended approval, as the store's approvals log takes it (stamped with the time there). */
+export type ApprovalLogEntry = Omit<ApprovalRecord, 'decidedAt'>;
 
 export interface ApprovalBrokerHost {
   /** Controllers attached right now that negotiated `client.approvals`. */
