@@ -135,6 +135,37 @@ describe('sessions (in-process daemon)', () => {
     assert.equal(within.replay, 'events');
   });
 
+  it('a snapshot of a running turn carries its tree and the text streamed so far', async () => {
+    const runner = new FakeRunner();
+    const daemon = inMemoryDaemon({ runner, eventRetention: 2 });
+    const owner = await daemon.connect();
+    const { sessionId } = await owner.request(Methods.SessionNew, { workspaceRoot: root() });
+    const { turnId } = await owner.request(Methods.ChatSend, { sessionId, text: 'go' });
+    await until(() => runner.requests.length === 1);
+    const events = runner.current.events;
+    const rootId = `${turnId}-root`;
+    const turnNode = { id: rootId, parentId: null, kind: 'turn', name: 'turn', depth: 0 } as const;
+    events.emit(Methods.TreeUpdate, { turnId, nodes: [{ ...turnNode, status: 'running' }] });
+    events.emit(Methods.ChatChunk, { turnId, nodeId: rootId, text: 'Looking ' });
+    // Enough events that the store prunes the early ones.
+    for (let i = 0; i < EVENT_PRUNE_BATCH; i++)
+      events.emit(Methods.ChatChunk, { turnId, nodeId: rootId, text: '.' });
+
+    const late = await daemon.connect();
+    const attached = await late.request(Methods.SessionAttach, { sessionId, sinceSeq: 1 });
+    assertValid(Methods.SessionAttach.result, attached);
+    assert.equal(attached.replay, 'snapshot');
+    assert.equal(attached.snapshot.turnId, turnId);
+    assert.deepEqual(
+      attached.snapshot.tree.nodes.map((n: { id: string }) => n.id),
+      [rootId],
+    );
+    assert.deepEqual(attached.snapshot.texts, [
+      { nodeId: rootId, text: 'Looking ' + '.'.repeat(EVENT_PRUNE_BATCH) },
+    ]);
+    runner.finish('done');
+  });
+
   it('attach with sinceSeq at or past the newest event replays nothing (replay events)', async () => {
     const daemon = inMemoryDaemon();
     const owner = await daemon.connect();

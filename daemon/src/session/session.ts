@@ -8,12 +8,13 @@
  * (SessionEventSink).
  */
 import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
 import {
   Methods,
+  type SessionSnapshot,
   type AttachRole,
   type BudgetKind,
   type ExecutionTreeNode,
-  type ExecutionTreeSnapshot,
   type ModelCost,
   type NotificationDescriptor,
   type PermissionMode,
@@ -38,7 +39,6 @@ import { ApprovalBroker } from '../permissions/approvalBroker.js';
 import { SessionGrants } from '../permissions/grants.js';
 import type { TurnToolsProvider } from '../tools/toolset.js';
 import { asClientPeer, type ClientPeer } from './clientPeer.js';
-import type { ApprovalRequestParams } from '@arbor/protocol';
 
 export interface SessionDeps {
   store: Store;
@@ -65,11 +65,7 @@ export interface AttachOutcome {
   role: AttachRole;
   lastSeq: number;
   replay: ReplayKind;
-  snapshot?: {
-    tree?: ExecutionTreeSnapshot;
-    turnId?: string;
-    pendingApprovals: ApprovalRequestParams[];
-  };
+  snapshot?: z.infer<typeof SessionSnapshot>;
   /** Call once the attach response is on its way: replayed events follow it. */
   release(): void;
 }
@@ -87,6 +83,8 @@ export class Session {
   private running: RunningTurn | undefined;
   /** Nodes of the running turn, folded from tree/update, for attach snapshots. */
   private liveTree = new Map<string, ExecutionTreeNode>();
+  /** Text the running turn streamed so far, per tree node, for attach snapshots. */
+  private liveTexts = new Map<string, string>();
   private disposed = false;
   /** Allow-for-session grants; every loop of every later turn reads them. */
   readonly grants = new SessionGrants();
@@ -174,6 +172,7 @@ export class Session {
         ...(this.running && {
           turnId: this.running.turnId,
           tree: { version: 1, nodes: [...this.liveTree.values()] },
+          texts: [...this.liveTexts].map(([nodeId, text]) => ({ nodeId, text })),
         }),
         pendingApprovals: this.approvals.pending(),
       };
@@ -228,6 +227,7 @@ export class Session {
     this.running = running;
     this.info.state = 'running';
     this.liveTree = new Map();
+    this.liveTexts = new Map();
     return { turnId, begin: () => void this.runTurn(running, text, history) };
   }
 
@@ -278,6 +278,9 @@ export class Session {
       const { nodes } = params as unknown as SessionEventParams<typeof Methods.TreeUpdate>;
       for (const node of nodes)
         this.liveTree.set(node.id, { ...this.liveTree.get(node.id), ...node });
+    } else if (method === Methods.ChatChunk.method) {
+      const { nodeId, text } = params as unknown as SessionEventParams<typeof Methods.ChatChunk>;
+      this.liveTexts.set(nodeId, (this.liveTexts.get(nodeId) ?? '') + text);
     } else if (method === Methods.SessionState.method) {
       const { state } = params as unknown as SessionEventParams<typeof Methods.SessionState>;
       this.info.state = state;
