@@ -105,6 +105,8 @@ const hostMessages = [
   }),
   /** The daemon's confirmed permission mode. */
   z.object({ type: z.literal('mode'), mode: PermissionMode }),
+  /** The session got a title (its first message) or a new one. */
+  z.object({ type: z.literal('title'), title: z.string().max(500) }),
   /** Models offered by the picker and the session's model. */
   z.object({
     type: z.literal('models'),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { HostMessage } from '../../src/shared/messages.js';
+import { HostMessage } from '../../src/shared/messages.js';
 import { ChatModel } from '../../webview/model/chatModel.js';
 import { msg, nestedTurn, node } from '../fixtures/builders.js';
 
@@ -54,6 +54,14 @@ describe('ChatModel (the webview state)', () => {
     assert.deepEqual([...dirty.nodes.get('t')!], ['t', 'a']);
     assert.deepEqual([...dirty.texts.get('t')!], ['t']);
     assert.equal(model.hasChanges, false);
+  });
+
+  it('shows the title the session gets from its first message', () => {
+    const model = modelOf(msg.session());
+    model.takeDirty();
+    model.apply(HostMessage.parse({ type: 'title', title: 'Why does test_io fail?' }));
+    assert.equal(model.title, 'Why does test_io fail?');
+    assert.equal(model.takeDirty().chrome, true);
   });
 
   it('keeps turn state, cost and budget; session cost is unknown once a price is', () => {

@@ -172,6 +172,10 @@ export class ChatModel {
         this.mode = message.mode;
         this.#dirty.chrome = true;
         return;
+      case 'title':
+        this.title = message.title;
+        this.#dirty.chrome = true;
+        return;
       case 'models':
         this.models = message.models;
         this.model = message.current;
