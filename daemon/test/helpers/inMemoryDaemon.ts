@@ -89,49 +89,71 @@ export function inMemoryDaemon(
     dataDir,
     close: () => store.close(),
     async connect({ initialize = true, token } = {}) {
-      const toDaemon = new PassThrough();
-      const fromDaemon = new PassThrough();
-      let resolveClosed!: () => void;
-      const closed = new Promise<void>((r) => (resolveClosed = r));
-      const server = new ClientConnection({
-        input: toDaemon,
-        output: fromDaemon,
-        context,
-        router,
+      const client = connectClient(context, router, {
         ...(options.requiredToken !== undefined && { requiredToken: options.requiredToken }),
-        onClosed: () => resolveClosed(),
       });
-      server.start();
-      const rpc = createMessageConnection(
-        new StreamMessageReader(fromDaemon),
-        new StreamMessageWriter(toDaemon),
-      );
-      const events: Received[] = [];
-      rpc.onNotification((method, params) => {
-        events.push({ method, params: params as Record<string, unknown> });
-      });
-      rpc.listen();
-      const client: TestClient = {
-        rpc,
-        events,
-        request: (descriptor, params) =>
-          params === undefined
-            ? rpc.sendRequest(descriptor.method)
-            : rpc.sendRequest(descriptor.method, params),
-        eventsOf: (descriptor) =>
-          events.filter((e) => e.method === descriptor.method).map((e) => e.params),
-        close: () => {
-          rpc.dispose();
-          toDaemon.end();
-        },
-        closed,
-      };
       if (initialize) {
         await client.request(Methods.Initialize, { ...(token !== undefined && { token }) });
-        rpc.sendNotification(Methods.Initialized.method, {});
+        client.rpc.sendNotification(Methods.Initialized.method, {});
       }
       return client;
     },
+  };
+}
+
+/**
+ * A protocol client of an in-process daemon over a PassThrough pair, not yet
+ * initialized. `configure` registers the client's own request handlers before
+ * it listens; `onEvent` sees every notification as it arrives.
+ */
+export function connectClient(
+  context: DaemonContext,
+  router: ReturnType<typeof buildRouter>,
+  options: {
+    requiredToken?: string;
+    configure?: (rpc: MessageConnection) => void;
+    onEvent?: (event: Received) => void;
+  } = {},
+): TestClient {
+  const toDaemon = new PassThrough();
+  const fromDaemon = new PassThrough();
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  const server = new ClientConnection({
+    input: toDaemon,
+    output: fromDaemon,
+    context,
+    router,
+    ...(options.requiredToken !== undefined && { requiredToken: options.requiredToken }),
+    onClosed: () => resolveClosed(),
+  });
+  server.start();
+  const rpc = createMessageConnection(
+    new StreamMessageReader(fromDaemon),
+    new StreamMessageWriter(toDaemon),
+  );
+  const events: Received[] = [];
+  rpc.onNotification((method, params) => {
+    const event = { method, params: params as Record<string, unknown> };
+    events.push(event);
+    options.onEvent?.(event);
+  });
+  options.configure?.(rpc);
+  rpc.listen();
+  return {
+    rpc,
+    events,
+    request: (descriptor, params) =>
+      params === undefined
+        ? rpc.sendRequest(descriptor.method)
+        : rpc.sendRequest(descriptor.method, params),
+    eventsOf: (descriptor) =>
+      events.filter((e) => e.method === descriptor.method).map((e) => e.params),
+    close: () => {
+      rpc.dispose();
+      toDaemon.end();
+    },
+    closed,
   };
 }
 

@@ -6,19 +6,11 @@
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import {
-  createMessageConnection,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type CancellationToken,
-  type MessageConnection,
-} from 'vscode-jsonrpc/node';
+import type { CancellationToken } from 'vscode-jsonrpc/node';
 import {
   Methods,
   type ClientCapabilities,
   type ClientToolDeclaration,
-  type NotificationDescriptor,
   type PermissionMode,
   type Script,
 } from '@arbor/protocol';
@@ -27,7 +19,6 @@ import { createTurnRunner } from '../../src/agent/index.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { createPermissionGate } from '../../src/permissions/permissionGate.js';
 import { ScriptedProvider } from '../../src/providers/scripted.js';
-import { ClientConnection } from '../../src/server/clientConnection.js';
 import { clientIdAllocator, type DaemonContext } from '../../src/server/daemonContext.js';
 import { buildRouter } from '../../src/server/handlers/index.js';
 import { SessionManager } from '../../src/session/sessionManager.js';
@@ -35,11 +26,7 @@ import { openStore, EVENT_RETENTION, type Store } from '../../src/store/index.js
 import type { Tool } from '../../src/tools/tool.js';
 import { SessionToolsets } from '../../src/tools/toolset.js';
 import { RecordingProvider } from '../agent/harness.js';
-
-export interface Received {
-  method: string;
-  params: Record<string, unknown>;
-}
+import { connectClient, type TestClient } from '../helpers/inMemoryDaemon.js';
 
 export interface ApprovalAsk {
   params: Record<string, unknown>;
@@ -50,18 +37,12 @@ export interface ApprovalAsk {
   cancelled: Promise<void>;
 }
 
-export interface PermClient {
+export interface PermClient extends TestClient {
   clientId: string;
-  rpc: MessageConnection;
-  events: Received[];
   asks: ApprovalAsk[];
   executes: ApprovalAsk[];
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  request<D extends { method: string }>(descriptor: D, params?: unknown): Promise<any>;
-  eventsOf(descriptor: NotificationDescriptor): Record<string, unknown>[];
   /** Every message in arrival order (events, requests), for ordering checks. */
   log: string[];
-  close(): void;
 }
 
 export interface ClientOptions {
@@ -141,31 +122,9 @@ export function permDaemon(
       store.close();
     },
     async connect(clientOptions: ClientOptions = {}) {
-      const toDaemon = new PassThrough();
-      const fromDaemon = new PassThrough();
-      const server = new ClientConnection({
-        input: toDaemon,
-        output: fromDaemon,
-        context,
-        router,
-        onClosed: () => undefined,
-      });
-      server.start();
-      const rpc = createMessageConnection(
-        new StreamMessageReader(fromDaemon),
-        new StreamMessageWriter(toDaemon),
-      );
-      const events: Received[] = [];
       const log: string[] = [];
       const asks: ApprovalAsk[] = [];
       const executes: ApprovalAsk[] = [];
-      rpc.onNotification((method, params) => {
-        events.push({ method, params: params as Record<string, unknown> });
-        const p = params as Record<string, unknown>;
-        log.push(
-          method === Methods.SessionState.method ? `${method}:${String(p['state'])}` : method,
-        );
-      });
       const pendingRequest = (
         list: ApprovalAsk[],
         params: unknown,
@@ -183,58 +142,50 @@ export function permDaemon(
             cancelled,
           });
         });
-      rpc.onRequest(Methods.ApprovalRequest.method, (params, token) => {
-        log.push(Methods.ApprovalRequest.method);
-        if (clientOptions.autoAnswer !== undefined) {
-          asks.push({
-            params: params as Record<string, unknown>,
-            token,
-            answer: () => undefined,
-            fail: () => undefined,
-            cancelled: new Promise(() => undefined),
+      const base = connectClient(context, router, {
+        onEvent: ({ method, params }) =>
+          log.push(
+            method === Methods.SessionState.method
+              ? `${method}:${String(params['state'])}`
+              : method,
+          ),
+        configure: (rpc) => {
+          rpc.onRequest(Methods.ApprovalRequest.method, (params, token) => {
+            log.push(Methods.ApprovalRequest.method);
+            if (clientOptions.autoAnswer !== undefined) {
+              asks.push({
+                params: params as Record<string, unknown>,
+                token,
+                answer: () => undefined,
+                fail: () => undefined,
+                cancelled: new Promise(() => undefined),
+              });
+              return clientOptions.autoAnswer;
+            }
+            return pendingRequest(asks, params, token);
           });
-          return clientOptions.autoAnswer;
-        }
-        return pendingRequest(asks, params, token);
-      });
-      rpc.onRequest(Methods.ToolExecute.method, (params, token) => {
-        log.push(Methods.ToolExecute.method);
-        if (clientOptions.onExecute) {
-          executes.push({
-            params: params as Record<string, unknown>,
-            token,
-            answer: () => undefined,
-            fail: () => undefined,
-            cancelled: new Promise(() => undefined),
+          rpc.onRequest(Methods.ToolExecute.method, (params, token) => {
+            log.push(Methods.ToolExecute.method);
+            if (clientOptions.onExecute) {
+              executes.push({
+                params: params as Record<string, unknown>,
+                token,
+                answer: () => undefined,
+                fail: () => undefined,
+                cancelled: new Promise(() => undefined),
+              });
+              return clientOptions.onExecute(params as Record<string, unknown>, token);
+            }
+            return pendingRequest(executes, params, token);
           });
-          return clientOptions.onExecute(params as Record<string, unknown>, token);
-        }
-        return pendingRequest(executes, params, token);
+        },
       });
-      rpc.listen();
-      const init = (await rpc.sendRequest(Methods.Initialize.method, {
+      const init = (await base.request(Methods.Initialize, {
         capabilities: clientOptions.capabilities ?? { approvals: {} },
         ...(clientOptions.tools && { tools: clientOptions.tools }),
       })) as { clientId: string };
-      rpc.sendNotification(Methods.Initialized.method, {});
-      const client: PermClient = {
-        clientId: init.clientId,
-        rpc,
-        events,
-        asks,
-        executes,
-        log,
-        request: (descriptor, params) =>
-          params === undefined
-            ? rpc.sendRequest(descriptor.method)
-            : rpc.sendRequest(descriptor.method, params),
-        eventsOf: (descriptor) =>
-          events.filter((e) => e.method === descriptor.method).map((e) => e.params),
-        close: () => {
-          rpc.dispose();
-          toDaemon.end();
-        },
-      };
+      base.rpc.sendNotification(Methods.Initialized.method, {});
+      const client: PermClient = { ...base, clientId: init.clientId, asks, executes, log };
       clients.push(client);
       return client;
     },
