@@ -29,8 +29,8 @@ import type {
   ProviderRequest,
   ProviderStopReason,
 } from './provider.js';
-import { withRetries, type RetryPolicy } from './retry.js';
-import { classifySdkError } from './sdkFailure.js';
+import type { RetryPolicy } from './retry.js';
+import { streamWithSdkRetries } from './sdkFailure.js';
 import { parseArguments } from './toolArguments.js';
 
 type AnthropicModule = typeof import('@anthropic-ai/sdk');
@@ -132,28 +132,13 @@ export class AnthropicProvider implements Provider {
   }
 
   stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
-    const { options } = this;
-    let classes: AnthropicModule | undefined;
-    return withRetries(() => this.attempt(request, signal, (m) => (classes = m)), signal, {
-      policy: options.retry,
-      classify: (error) =>
-        classes
-          ? classifySdkError(error, classes, {
-              provider: this.id,
-              model: request.model,
-              baseURL: options.baseURL,
-              keyHint: options.keyHint,
-              apiKey: options.apiKey,
-            })
-          : {
-              retryable: false,
-              message: `anthropic: the @anthropic-ai/sdk package could not be loaded: ${(error as Error).message}`,
-            },
-      onRetry: (failure, retry, delayMs) =>
-        options.log?.(
-          'warn',
-          `${failure.message}; retry ${retry}/${options.retry.maxRetries} in ${Math.round(delayMs)} ms`,
-        ),
+    return streamWithSdkRetries({
+      provider: this.id,
+      packageName: '@anthropic-ai/sdk',
+      model: request.model,
+      settings: this.options,
+      signal,
+      attempt: (loaded) => this.attempt(request, signal, loaded),
     });
   }
 

@@ -31,9 +31,9 @@ import type {
   ProviderStopReason,
   ProviderToolCall,
 } from './provider.js';
-import { withRetries, type RetryPolicy } from './retry.js';
+import type { RetryPolicy } from './retry.js';
 import { parseArguments } from './toolArguments.js';
-import { classifySdkError } from './sdkFailure.js';
+import { streamWithSdkRetries } from './sdkFailure.js';
 
 type OpenAIModule = typeof import('openai');
 let sdk: Promise<OpenAIModule> | undefined;
@@ -189,28 +189,13 @@ export class OpenAIChatProvider implements Provider {
   }
 
   stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
-    const { options } = this;
-    let classes: OpenAIModule | undefined;
-    return withRetries(() => this.attempt(request, signal, (m) => (classes = m)), signal, {
-      policy: options.retry,
-      classify: (error) =>
-        classes
-          ? classifySdkError(error, classes, {
-              provider: this.id,
-              model: request.model,
-              baseURL: options.baseURL,
-              keyHint: options.keyHint,
-              apiKey: options.apiKey,
-            })
-          : {
-              retryable: false,
-              message: `${this.id}: the openai package could not be loaded: ${(error as Error).message}`,
-            },
-      onRetry: (failure, retry, delayMs) =>
-        options.log?.(
-          'warn',
-          `${failure.message}; retry ${retry}/${options.retry.maxRetries} in ${Math.round(delayMs)} ms`,
-        ),
+    return streamWithSdkRetries({
+      provider: this.id,
+      packageName: 'openai',
+      model: request.model,
+      settings: this.options,
+      signal,
+      attempt: (loaded) => this.attempt(request, signal, loaded),
     });
   }
 

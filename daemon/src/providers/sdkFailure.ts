@@ -5,7 +5,8 @@
  * server (OpenAI echoes part of a wrong key back); every other server message
  * is redacted of the key and of anything shaped like one.
  */
-import type { Failure } from './retry.js';
+import type { ProviderEvent } from './provider.js';
+import { withRetries, type Failure, type RetryPolicy } from './retry.js';
 
 /** The error classes both SDKs export under these names. */
 export interface SdkErrorClasses {
@@ -138,4 +139,51 @@ export function classifySdkError(
   }
   const message = error instanceof Error ? error.message : String(error);
   return { retryable: false, message: `${who}: ${redact(message, ctx.apiKey)}` };
+}
+
+/** What an SDK-backed provider passes to `streamWithSdkRetries`. */
+export interface SdkStreamSettings {
+  baseURL: string;
+  apiKey: string | undefined;
+  keyHint: string;
+  retry: RetryPolicy;
+  log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+}
+
+/**
+ * One provider call on an official SDK, retried by withRetries. `attempt`
+ * reports the SDK module once it has loaded it, so errors are classified with
+ * that SDK's own error classes; a module that fails to load is not retried.
+ */
+export function streamWithSdkRetries(args: {
+  provider: string;
+  packageName: string;
+  model: string;
+  settings: SdkStreamSettings;
+  signal: AbortSignal;
+  attempt: (loaded: (sdk: SdkErrorClasses) => void) => AsyncIterable<ProviderEvent>;
+}): AsyncIterable<ProviderEvent> {
+  const { provider, model, settings } = args;
+  let classes: SdkErrorClasses | undefined;
+  return withRetries(() => args.attempt((sdk) => (classes = sdk)), args.signal, {
+    policy: settings.retry,
+    classify: (error) =>
+      classes
+        ? classifySdkError(error, classes, {
+            provider,
+            model,
+            baseURL: settings.baseURL,
+            keyHint: settings.keyHint,
+            apiKey: settings.apiKey,
+          })
+        : {
+            retryable: false,
+            message: `${provider}: the ${args.packageName} package could not be loaded: ${(error as Error).message}`,
+          },
+    onRetry: (failure, retry, delayMs) =>
+      settings.log?.(
+        'warn',
+        `${failure.message}; retry ${retry}/${settings.retry.maxRetries} in ${Math.round(delayMs)} ms`,
+      ),
+  });
 }
