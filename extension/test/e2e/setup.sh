@@ -21,6 +21,25 @@ STAMP="$CACHE/ready-$NODE_VERSION-$CODE_SERVER_VERSION"
 
 log() { echo "[e2e setup] $*" >&2; }
 
+# Runs npm as if started from a plain shell. Started from `npm test`, this
+# script inherits the outer npm's environment (npm_config_user_agent naming
+# the outer Node, npm_config_nodedir, npm_config_prefix, npm_package_*, ...),
+# and an inner npm reads all of it back as its own configuration: code-server's
+# postinstall then believes it runs on the outer Node 20 and refuses. Only the
+# settings that say how to reach the registry survive.
+npm_clean() (
+  for var in $(env | sed -n 's/^\(npm_[A-Za-z0-9_]*\)=.*/\1/p'); do
+    case "$var" in
+      npm_config_registry | npm_config_cache | npm_config_userconfig | npm_config_globalconfig | \
+        npm_config_cafile | npm_config_ca | npm_config_proxy | npm_config_https_proxy | \
+        npm_config_noproxy | npm_config_strict_ssl) ;;
+      *) unset "$var" ;;
+    esac
+  done
+  unset NODE INIT_CWD
+  npm "$@"
+)
+
 if [ -f "$STAMP" ] && [ -x "$NODE24/bin/node" ] && [ -x "$CS_BIN" ] && [ -x /usr/bin/chromium ]; then
   log "cache ready: $CACHE"
   echo "$CACHE"
@@ -50,12 +69,12 @@ if [ ! -x "$NODE24/bin/node" ]; then
   log "installing node@$NODE_VERSION"
   mkdir -p "$CACHE/node24"
   echo '{"name":"arbor-e2e-node24","private":true}' > "$CACHE/node24/package.json"
-  (cd "$CACHE/node24" && npm install --no-save --no-package-lock --loglevel=error "node@$NODE_VERSION" >&2)
+  (cd "$CACHE/node24" && npm_clean install --no-save --no-package-lock --loglevel=error "node@$NODE_VERSION" >&2)
 fi
 test -f "$NODE24/include/node/node_api.h"
 "$NODE24/bin/node" -v | grep -q '^v24\.'
 
-# 3) code-server, built by Node 24 against Node 24's headers (npm_config_nodedir
+# 3) code-server, built by Node 24 against Node 24's headers (--nodedir
 #    overrides a `nodedir` from ~/.npmrc without touching it).
 if [ ! -x "$CS_BIN" ] || ! "$CS_BIN" --version >/dev/null 2>&1; then
   log "installing code-server@$CODE_SERVER_VERSION (builds native addons, ~2 min)"
@@ -65,8 +84,8 @@ if [ ! -x "$CS_BIN" ] || ! "$CS_BIN" --version >/dev/null 2>&1; then
   "allowScripts": { "code-server": true, "argon2": true } }
 JSON
   (cd "$CACHE/code-server" &&
-    PATH="$NODE24/bin:$PATH" npm_config_nodedir="$NODE24" \
-      npm install --no-save --no-package-lock --loglevel=error "code-server@$CODE_SERVER_VERSION" >&2)
+    export PATH="$NODE24/bin:$PATH" &&
+    npm_clean install --nodedir="$NODE24" --no-save --no-package-lock --loglevel=error "code-server@$CODE_SERVER_VERSION" >&2)
 fi
 PATH="$NODE24/bin:$PATH" "$CS_BIN" --version | head -1 >&2
 
