@@ -40,4 +40,5 @@ export const rpcErrors = {
     new RpcError(ArborErrorCodes.TurnInProgress, `turn ${turnId} is still running`),
   invalidWorkspaceRoot: (reason: string) =>
     new RpcError(ArborErrorCodes.InvalidWorkspaceRoot, reason),
+  invalidModel: (reason: string) => new RpcError(ArborErrorCodes.InvalidModel, reason),
 };

@@ -76,3 +76,19 @@ export const JsonSchemaObject = z.record(z.string(), z.unknown()).describe('A JS
 
 /** Request params or results that carry nothing yet but may grow. */
 export const Empty = message({});
+
+/**
+ * An object whose members are all optional, where a client may also send an
+ * empty array: Lua's JSON encoders (Neovim's LSP client among them) cannot
+ * tell an empty table `{}` from `[]`. Parsed, `[]` is `{}` (defaults applied).
+ */
+export function objectOrEmptyArray<T extends z.ZodObject>(schema: T) {
+  const fromEmptyArray = z
+    .array(z.never())
+    .max(0)
+    .transform((): z.output<T> => schema.parse({}));
+  return z.union([schema, fromEmptyArray]);
+}
+
+/** Params of a method that takes none but may grow: `{}` (or `[]`, see above). */
+export const EmptyParams = objectOrEmptyArray(Empty);

@@ -6,17 +6,23 @@ import { z } from 'zod';
 
 export const JsonRpcId = z.union([z.string(), z.number().int()]);
 
+/**
+ * By-name or by-position params. `null` is accepted and means "no params",
+ * as generic LSP clients send it for methods without params.
+ */
+const Params = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown()), z.null()]);
+
 export const JsonRpcRequest = z.object({
   jsonrpc: z.literal('2.0'),
   id: JsonRpcId,
   method: z.string().min(1),
-  params: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+  params: Params.optional(),
 });
 
 export const JsonRpcNotification = z.object({
   jsonrpc: z.literal('2.0'),
   method: z.string().min(1),
-  params: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+  params: Params.optional(),
 });
 
 export const JsonRpcResponse = z.union([

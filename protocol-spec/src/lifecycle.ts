@@ -1,21 +1,34 @@
 /** Lifecycle: `initialize`, `initialized`, `shutdown`, `exit` — LSP-compatible. */
 import { z } from 'zod';
-import { Empty, JsonSchemaObject, Meta, ToolCategory, message, PermissionMode } from './base.js';
+import {
+  EmptyParams,
+  JsonSchemaObject,
+  Meta,
+  ToolCategory,
+  message,
+  objectOrEmptyArray,
+  PermissionMode,
+} from './base.js';
 import { notification, request } from './descriptor.js';
 
 /** Empty object = supported; absent = unsupported. Sub-fields refine the support. */
 const Supported = message({});
+/** What a client sends for "supported": `{}`, or `[]` from a Lua encoder. */
+const SupportedByClient = objectOrEmptyArray(Supported);
 
-export const ClientCapabilities = message({
-  approvals: Supported.optional().describe('The client answers tool/approvalRequest'),
-  clientTools: Supported.optional().describe(
+const ClientCapabilitiesObject = message({
+  approvals: SupportedByClient.optional().describe('The client answers tool/approvalRequest'),
+  clientTools: SupportedByClient.optional().describe(
     'The client executes the tools it declares (tool/execute)',
   ),
-  conformance: Supported.optional().describe(
+  conformance: SupportedByClient.optional().describe(
     'The client answers _arbor/conformance/state (conformance-suite introspection)',
   ),
   experimental: Meta.optional(),
-}).describe('What the client supports. Absent means unsupported.');
+});
+export const ClientCapabilities = objectOrEmptyArray(ClientCapabilitiesObject).describe(
+  'What the client supports. Absent means unsupported.',
+);
 export type ClientCapabilities = z.infer<typeof ClientCapabilities>;
 
 export const DaemonCapabilities = message({
@@ -63,6 +76,8 @@ export const ClientToolDeclaration = message({
 }).describe('A tool the client runs on request (tool/execute)');
 export type ClientToolDeclaration = z.infer<typeof ClientToolDeclaration>;
 
+const ClientTools = z.array(ClientToolDeclaration).max(256);
+
 export const Implementation = message({
   name: z.string().min(1).max(200),
   version: z.string().max(100).optional(),
@@ -77,15 +92,26 @@ export const InitializeParams = message({
     .describe('Newest major version the client speaks; absent means 1 (generic LSP clients)'),
   clientInfo: Implementation.optional(),
   capabilities: ClientCapabilities.default({}),
-  tools: z.array(ClientToolDeclaration).max(256).optional().describe('Client tools manifest'),
+  tools: ClientTools.optional().describe('Client tools manifest'),
   token: z.string().max(1024).optional().describe('Socket token; required on sockets'),
   processId: z.number().int().nullable().optional(),
-  initializationOptions: message({
-    token: z.string().max(1024).optional(),
-    protocolVersion: z.number().int().positive().optional(),
-  })
+  trace: z
+    .string()
+    .max(20)
     .optional()
-    .describe('Where generic LSP clients may put token and protocolVersion instead'),
+    .describe("LSP's initial trace value: off | messages | verbose; other values mean off"),
+  initializationOptions: objectOrEmptyArray(
+    message({
+      token: z.string().max(1024).optional(),
+      protocolVersion: z.number().int().positive().optional(),
+      capabilities: ClientCapabilities.optional(),
+      tools: ClientTools.optional(),
+    }),
+  )
+    .optional()
+    .describe(
+      'Where typed LSP clients, which cannot add top-level fields, put token, protocolVersion, capabilities and tools instead',
+    ),
 });
 export type InitializeParams = z.infer<typeof InitializeParams>;
 
@@ -110,7 +136,7 @@ export const Initialize = request({
 export const Initialized = notification({
   method: 'initialized',
   direction: 'clientToDaemon',
-  params: Empty,
+  params: EmptyParams,
   summary: 'The client received the initialize result; the daemon may now send requests.',
   specRef: 'lifecycle.md#initialized',
 });
@@ -118,7 +144,7 @@ export const Initialized = notification({
 export const Shutdown = request({
   method: 'shutdown',
   direction: 'clientToDaemon',
-  params: z.null().optional(),
+  params: EmptyParams.nullable().optional(),
   result: z.null(),
   summary: 'Asks the daemon to stop serving this connection; only exit may follow.',
   specRef: 'lifecycle.md#shutdown',
@@ -127,7 +153,7 @@ export const Shutdown = request({
 export const Exit = notification({
   method: 'exit',
   direction: 'clientToDaemon',
-  params: z.null().optional(),
+  params: EmptyParams.nullable().optional(),
   summary: 'Closes the connection (stdio: the daemon process exits).',
   specRef: 'lifecycle.md#exit',
 });

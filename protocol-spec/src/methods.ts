@@ -10,6 +10,7 @@ import { ApprovalRequest, ApprovalResolved } from './approval.js';
 import {
   SessionAttach,
   SessionDelete,
+  SessionDeleted,
   SessionDetach,
   SessionList,
   SessionLoad,
@@ -30,6 +31,7 @@ export const Methods = {
   SessionList,
   SessionLoad,
   SessionDelete,
+  SessionDeleted,
   SessionAttach,
   SessionDetach,
   SessionSetPermissionMode,

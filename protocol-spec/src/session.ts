@@ -10,6 +10,7 @@ import {
   TurnId,
   Usage,
   message,
+  objectOrEmptyArray,
   sessionEvent,
 } from './base.js';
 import { ApprovalRequestParams } from './approval.js';
@@ -90,7 +91,7 @@ export const SessionListResult = message({
 export const SessionList = request({
   method: 'session/list',
   direction: 'clientToDaemon',
-  params: SessionListParams.default({ limit: 50 }),
+  params: objectOrEmptyArray(SessionListParams).default({ limit: 50 }),
   result: SessionListResult,
   summary: 'Lists sessions, newest first, paged.',
   specRef: 'sessions.md#session-list',
@@ -118,6 +119,16 @@ export const SessionDelete = request({
   result: Empty,
   summary: 'Deletes a session; a running turn is cancelled first.',
   specRef: 'sessions.md#session-delete',
+});
+
+// session/deleted (d->c)
+export const SessionDeletedParams = message({ ...sessionEvent });
+export const SessionDeleted = notification({
+  method: 'session/deleted',
+  direction: 'daemonToClient',
+  params: SessionDeletedParams,
+  summary: 'The session was deleted; the last event of the session every attached client gets.',
+  specRef: 'sessions.md#session-deleted',
 });
 
 // session/attach

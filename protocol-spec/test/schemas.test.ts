@@ -110,12 +110,29 @@ describe('schemas reject wrong types', () => {
     });
   }
 
+  // Objects with only optional members that a Lua encoder sends as `[]` (base.ts objectOrEmptyArray).
+  const emptyArrayAllowed = new Set(['Initialized', 'Shutdown', 'Exit', 'SessionList']);
   it('a params object must be an object: arrays, strings and null are rejected', () => {
     for (const { key, part } of objectMessages) {
-      if (key === 'SessionList' && part === 'params') continue; // params may be omitted: checked below
+      if (part === 'params' && emptyArrayAllowed.has(key)) continue; // checked below
       for (const bad of [[], 'x', 7, null]) rejects(key, part, bad);
     }
-    for (const bad of [[], 'x', 7, null]) rejects('SessionList', 'params', bad);
+    for (const bad of [[1], 'x', 7]) rejects('SessionList', 'params', bad);
+  });
+
+  it('params with only optional members also accept [] (what Lua encodes {} to), and nothing else array-like', () => {
+    for (const key of emptyArrayAllowed) {
+      accepts(key as MethodKey, 'params', []);
+      rejects(key as MethodKey, 'params', [{}]);
+    }
+    const nvim = { capabilities: { approvals: [], clientTools: [] }, initializationOptions: [] };
+    accepts('Initialize', 'params', nvim);
+    assert.deepEqual(Methods.Initialize.params.parse(nvim).capabilities, {
+      approvals: {},
+      clientTools: {},
+    });
+    rejects('Initialize', 'params', { capabilities: { approvals: [{}] } });
+    rejects('SessionNew', 'params', []);
   });
 });
 

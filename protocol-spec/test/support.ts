@@ -209,10 +209,22 @@ export function unwrap(schema: z.ZodType): z.ZodType {
       s = s.unwrap() as z.ZodType;
     } else if (s instanceof z.ZodNonOptional) {
       s = s.unwrap() as z.ZodType;
+    } else if (isObjectOrEmptyArray(s)) {
+      s = s.options[0] as z.ZodType;
     } else {
       return s;
     }
   }
+}
+
+/** `objectOrEmptyArray(object)` of base.ts: the object, or `[]` piped into it. */
+function isObjectOrEmptyArray(s: z.ZodType): s is z.ZodUnion<[z.ZodObject, z.ZodPipe]> {
+  return (
+    s instanceof z.ZodUnion &&
+    s.options.length === 2 &&
+    s.options[0] instanceof z.ZodObject &&
+    s.options[1] instanceof z.ZodPipe
+  );
 }
 
 export type AnyObject = z.ZodObject<z.ZodRawShape>;

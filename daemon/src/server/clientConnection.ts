@@ -9,7 +9,6 @@ import {
   type ApprovalRequestParams,
   type ClientCapabilities,
   type ClientToolDeclaration,
-  type InitializeParams,
   type InitializeResult,
   type RequestDescriptor,
   type ToolExecuteParams,
@@ -22,6 +21,7 @@ import {
   ResponseError,
   SetTraceNotification,
   Trace,
+  type TraceValue,
   createMessageConnection,
   type CancellationToken,
   type Message,
@@ -35,7 +35,13 @@ import { daemonCapabilities, type DaemonContext } from './daemonContext.js';
 import { HardenedMessageReader } from './hardenedMessageReader.js';
 import { ConnectionLifecycle } from './connectionLifecycle.js';
 import { MethodRouter, parseParams } from './methodRouter.js';
-import { checkToken, negotiateVersion } from './negotiation.js';
+import {
+  checkToken,
+  declaredCapabilities,
+  declaredToolManifest,
+  initialTrace,
+  negotiateVersion,
+} from './negotiation.js';
 import { ObservedWriter } from './observedWriter.js';
 import type { ProtocolFault } from './protocolFault.js';
 
@@ -65,6 +71,8 @@ export interface ClientConnectionOptions {
   router: MethodRouter<ClientContext>;
   /** Socket mode: the token `initialize` must present. Undefined on stdio. */
   requiredToken?: string;
+  /** Runs on `shutdown` before it is answered (stdio: stop the running turns). */
+  onShutdown?: () => Promise<void>;
   onClosed(info: ClosedInfo): void;
 }
 
@@ -80,6 +88,9 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
   private responsesWritten = 0;
   private notificationsHandled = 0;
   private readonly faultResponses = new WeakSet<object>();
+  /** The client's `initialized` arrived: only now may we send it requests. */
+  private isReady = false;
+  private readonly readyWaiters = new Set<(ready: boolean) => void>();
 
   constructor(private readonly options: ClientConnectionOptions) {
     const { context } = options;
@@ -129,16 +140,19 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
   }
 
   /**
-   * A daemon-to-client request. Rejects on an error response and when the
-   * connection closes; aborting `cancel` sends `$/cancelRequest`.
+   * A daemon-to-client request. It waits for the client's `initialized`
+   * (lifecycle.md#lifecycle-daemon-quiet-before-initialized). Rejects on an
+   * error response and when the connection closes; aborting `cancel` sends
+   * `$/cancelRequest` (or, before it was sent, just drops it).
    */
-  private sendRequest(
+  private async sendRequest(
     descriptor: RequestDescriptor,
     params: unknown,
     cancel: AbortSignal,
   ): Promise<unknown> {
+    if (!this.isReady) await this.whenReady(cancel);
     if (this.lifecycle.state !== 'initialized') {
-      return Promise.reject(new Error(`${this.clientId} is not connected`));
+      throw new Error(`${this.clientId} is not connected`);
     }
     const source = new CancellationTokenSource();
     const onAbort = (): void => source.cancel();
@@ -150,6 +164,22 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
     });
   }
 
+  /** Resolves on `initialized`; rejects when `cancel` aborts or the connection closes first. */
+  private whenReady(cancel: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const settle = (ready: boolean): void => {
+        this.readyWaiters.delete(settle);
+        cancel.removeEventListener('abort', onAbort);
+        if (ready) resolve();
+        else reject(new Error(`${this.clientId} closed or cancelled before it was ready`));
+      };
+      const onAbort = (): void => settle(false);
+      if (cancel.aborted) return onAbort();
+      cancel.addEventListener('abort', onAbort, { once: true });
+      this.readyWaiters.add(settle);
+    });
+  }
+
   start(): void {
     this.options.context.log.info(`${this.clientId}: connected`);
     this.connection.listen();
@@ -157,7 +187,8 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
 
   /** Session events reach the client as notifications named by their method. */
   deliver(event: SessionEvent): void {
-    if (this.lifecycle.state !== 'initialized') return;
+    // Also while `shutdown` stops the turns: their last events are the client's.
+    if (this.lifecycle.state !== 'initialized' && this.lifecycle.state !== 'shutdown') return;
     this.connection.sendNotification(event.method, event.params).catch(() => {
       // A dead stream is noticed by onClose; the event stays in the replay log.
     });
@@ -180,7 +211,7 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
     try {
       this.lifecycle.admitRequest(method === Methods.Initialize.method);
       if (method === Methods.Initialize.method) return this.initialize(rawParams);
-      if (method === Methods.Shutdown.method) return this.shutdown();
+      if (method === Methods.Shutdown.method) return await this.shutdown(rawParams);
       let deferred: (() => void)[] = [];
       const context: ClientContext = {
         clientId: this.clientId,
@@ -205,9 +236,14 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
     const params = parseParams(Methods.Initialize, rawParams);
     checkToken(this.options.requiredToken, params);
     const protocolVersion = negotiateVersion(params);
-    this.declared = acceptedTools(params, this.options.context);
-    this.clientCapabilities = params.capabilities;
+    this.clientCapabilities = declaredCapabilities(params);
+    this.declared = acceptedTools(
+      declaredToolManifest(params),
+      this.clientCapabilities,
+      this.options.context,
+    );
     this.lifecycle.initialized();
+    this.setTrace(initialTrace(params));
     const { context } = this.options;
     const client = params.clientInfo
       ? ` (${params.clientInfo.name}${params.clientInfo.version ? ' ' + params.clientInfo.version : ''})`
@@ -221,9 +257,11 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
     };
   }
 
-  /** LSP's shutdown has void params; whatever a client sends there is ignored. */
-  private shutdown(): null {
+  /** Params: absent, null or an empty object (lifecycle.md#shutdown). */
+  private async shutdown(rawParams: unknown): Promise<null> {
+    parseParams(Methods.Shutdown, rawParams);
     this.lifecycle.shutDown();
+    await this.options.onShutdown?.();
     // After shutdown the client gets no more events.
     this.options.context.sessions.detachClient(this.clientId);
     return null;
@@ -233,13 +271,24 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
     this.notificationsHandled += 1;
     const isExit = method === Methods.Exit.method;
     if (!this.lifecycle.admitNotification(isExit)) return;
+    // exit is honoured whatever its params (lifecycle.md#lifecycle-exit-any-state).
     if (isExit) {
       this.exitRequested = true;
       this.closeWhenDrained();
       return;
     }
+    if (method === Methods.Initialized.method) {
+      // Only the first counts (lifecycle.md#lifecycle-initialized-once).
+      if (!this.isReady) {
+        this.isReady = true;
+        for (const settle of [...this.readyWaiters]) settle(true);
+      }
+      return;
+    }
     if (method === SetTraceNotification.type.method) {
-      this.setTrace(rawParams);
+      const value = (rawParams as { value?: unknown } | null | undefined)?.value;
+      if (value === 'off' || value === 'messages' || value === 'compact' || value === 'verbose')
+        this.setTrace(value);
       return;
     }
     try {
@@ -257,11 +306,11 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
     return { clientId: this.clientId, subscriber: this, afterReply: (fn) => setImmediate(fn) };
   }
 
-  /** `$/setTrace`: vscode-jsonrpc traces each message; we forward them as `$/logTrace`. */
-  private setTrace(rawParams: unknown): void {
-    const value = (rawParams as { value?: unknown } | undefined)?.value;
-    if (value !== 'off' && value !== 'messages' && value !== 'compact' && value !== 'verbose')
-      return;
+  /**
+   * `$/setTrace` and `initialize.trace`: vscode-jsonrpc traces each message;
+   * we forward them as `$/logTrace`.
+   */
+  private setTrace(value: TraceValue): void {
     const trace = Trace.fromString(value);
     // vscode-jsonrpc traces the $/logTrace it sends too; the guard stops that loop.
     let sendingTrace = false;
@@ -326,6 +375,7 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
       shutdownRequested: this.lifecycle.shutdownRequested,
     };
     this.lifecycle.close();
+    for (const settle of [...this.readyWaiters]) settle(false);
     this.writer.close();
     this.options.context.sessions.detachClient(this.clientId);
     this.options.context.log.info(`${this.clientId}: disconnected`);
@@ -354,8 +404,11 @@ function toResponseError(
  * client-tools.md#declaration: names must be unique (else -32602); tools are
  * kept only when the client advertised clientTools and the daemon does too.
  */
-function acceptedTools(params: InitializeParams, context: DaemonContext): ClientToolDeclaration[] {
-  const tools = params.tools ?? [];
+function acceptedTools(
+  tools: ClientToolDeclaration[],
+  capabilities: ClientCapabilities,
+  context: DaemonContext,
+): ClientToolDeclaration[] {
   const names = new Set<string>();
   for (const tool of tools) {
     if (names.has(tool.name))
@@ -364,7 +417,7 @@ function acceptedTools(params: InitializeParams, context: DaemonContext): Client
       );
     names.add(tool.name);
   }
-  if (params.capabilities.clientTools === undefined) return [];
+  if (capabilities.clientTools === undefined) return [];
   if (daemonCapabilities(context).clientTools === undefined) return [];
   return tools;
 }

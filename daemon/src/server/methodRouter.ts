@@ -49,7 +49,7 @@ export class MethodRouter<C> {
   ): this {
     assertClientToDaemon(descriptor);
     this.notifications.set(descriptor.method, (raw, context) =>
-      handler(parseParams(descriptor, raw ?? {}), context),
+      handler(parseParams(descriptor, raw), context),
     );
     return this;
   }
@@ -89,8 +89,16 @@ function assertClientToDaemon(descriptor: MethodDescriptor): void {
   }
 }
 
+/**
+ * transport.md#transport-null-params: `params` absent or `null` mean the
+ * same, and a method whose params are an object reads them as `{}` (so a
+ * method with no required member works, and one with required members
+ * names what is missing).
+ */
 export function parseParams<D extends MethodDescriptor>(descriptor: D, raw: unknown): ParamsOf<D> {
-  const parsed = (descriptor.params as z.ZodType).safeParse(raw);
+  const schema = descriptor.params as z.ZodType;
+  let parsed = schema.safeParse(raw ?? undefined);
+  if (!parsed.success && (raw === null || raw === undefined)) parsed = schema.safeParse({});
   if (parsed.success) return parsed.data as ParamsOf<D>;
   throw rpcErrors.invalidParams(
     `invalid params for ${descriptor.method}: ${describeIssues(parsed.error)}`,

@@ -1,25 +1,35 @@
 /**
  * `initialize` checks, in the order the spec gives them: the socket token
- * (nothing else is served without it), then the protocol version.
+ * (nothing else is served without it), then the protocol version; and what
+ * the client declared, wherever a typed LSP client could put it.
  */
 import {
   ArborErrorCodes,
   PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
+  type ClientCapabilities,
+  type ClientToolDeclaration,
   type InitializeParams,
 } from '@arbor/protocol';
+import type { TraceValue } from 'vscode-jsonrpc';
 import { RpcError } from '../rpcError.js';
 import { tokenMatches } from './socketToken.js';
 
-/** Generic LSP clients may only be able to set initializationOptions. */
-export function presentedToken(params: InitializeParams): string | undefined {
-  return params.token ?? params.initializationOptions?.token;
+/**
+ * Generic LSP clients may only be able to set initializationOptions. Two
+ * different tokens are a wrong token (lifecycle.md#lifecycle-token-both-equal).
+ */
+export function presentedToken(params: InitializeParams): string | undefined | null {
+  const top = params.token;
+  const nested = params.initializationOptions?.token;
+  if (top !== undefined && nested !== undefined && top !== nested) return null;
+  return top ?? nested;
 }
 
 export function checkToken(expected: string | undefined, params: InitializeParams): void {
   if (expected === undefined) return; // stdio: the client spawned us, no token needed
   const presented = presentedToken(params);
-  if (!tokenMatches(expected, presented)) {
+  if (presented === null || !tokenMatches(expected, presented)) {
     throw new RpcError(
       ArborErrorCodes.Unauthorized,
       presented === undefined
@@ -42,4 +52,32 @@ export function negotiateVersion(params: InitializeParams): number {
     );
   }
   return agreed;
+}
+
+/**
+ * lifecycle.md#lifecycle-initialization-options: each Arbor client capability
+ * is read from the top-level `capabilities` and, where a typed LSP client
+ * could not put it there, from `initializationOptions.capabilities`; the
+ * top-level member wins when both carry it.
+ */
+export function declaredCapabilities(params: InitializeParams): ClientCapabilities {
+  return { ...params.initializationOptions?.capabilities, ...definedMembers(params.capabilities) };
+}
+
+/** The client tools manifest: top-level `tools`, else `initializationOptions.tools`. */
+export function declaredToolManifest(params: InitializeParams): ClientToolDeclaration[] {
+  return params.tools ?? params.initializationOptions?.tools ?? [];
+}
+
+const TRACE_VALUES: readonly string[] = ['off', 'messages', 'compact', 'verbose'];
+
+/** LSP's `initialize.trace`: the initial trace value; unknown values mean off. */
+export function initialTrace(params: InitializeParams): TraceValue {
+  return TRACE_VALUES.includes(params.trace ?? 'off') ? (params.trace as TraceValue) : 'off';
+}
+
+function definedMembers<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(value).filter(([, member]) => member !== undefined),
+  ) as Partial<T>;
 }

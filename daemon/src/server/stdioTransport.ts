@@ -14,6 +14,8 @@ export function serveStdio(context: DaemonContext): ClientConnection {
     output: process.stdout,
     context,
     router: buildRouter(context),
+    // The process exits after this client: its turns end as cancelled, not interrupted.
+    onShutdown: () => context.sessions.stopRunningTurns(),
     onClosed: ({ shutdownRequested }) => {
       context.log.info(`stdio client gone; exiting with ${shutdownRequested ? 0 : 1}`);
       process.exit(shutdownRequested ? 0 : 1);

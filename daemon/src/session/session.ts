@@ -59,7 +59,19 @@ interface RunningTurn {
   senderId: string;
   /** The title the store gave the session from this turn's message, if it just got one. */
   newTitle: string | undefined;
+  /** The turn's idle event was sent; nothing of it may be sent after. */
+  ended: boolean;
+  /** Settles once the turn has ended. */
+  whenEnded: Promise<void>;
+  markEnded(): void;
 }
+
+/**
+ * How long deleting a session or shutting down waits for a cancelled turn
+ * to end by itself (its runner commits and sends cost/summary); after that
+ * the turn is ended for it, so clients still get exactly one idle.
+ */
+const TURN_STOP_TIMEOUT_MS = 5000;
 
 export interface AttachOutcome {
   role: AttachRole;
@@ -218,11 +230,15 @@ export class Session {
     const titleBefore = this.info.title;
     store.appendUserMessage(this.id, turnId, text);
     this.refresh(store.getSession(this.id));
+    let markEnded = (): void => undefined;
     const running: RunningTurn = {
       turnId,
       abort: new AbortController(),
       senderId: clientId,
       newTitle: this.info.title !== titleBefore ? this.info.title : undefined,
+      ended: false,
+      whenEnded: new Promise<void>((resolve) => (markEnded = resolve)),
+      markEnded: () => markEnded(),
     };
     this.running = running;
     this.info.state = 'running';
@@ -254,10 +270,37 @@ export class Session {
     });
   }
 
-  /** Deleting a session cancels its turn and detaches everyone. */
-  dispose(): void {
+  /**
+   * Cancels the running turn, if any, and waits until it has ended: its
+   * final events (cost/summary, idle with stopReason cancelled) have reached
+   * every attached client and it is committed. A turn that does not end
+   * within TURN_STOP_TIMEOUT_MS is ended for it.
+   */
+  async stopTurn(): Promise<void> {
+    const running = this.running;
+    if (!running) return;
+    running.abort.abort();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), TURN_STOP_TIMEOUT_MS);
+    });
+    const outcome = await Promise.race([running.whenEnded, timedOut]);
+    clearTimeout(timer);
+    if (outcome === 'timeout' && !running.ended) {
+      this.deps.log.warn(`session ${this.id}: turn ${running.turnId} did not stop; ended for it`);
+      this.endTurn(running, 'cancelled', ZERO_USAGE, undefined);
+    }
+  }
+
+  /**
+   * Deleting a session: its turn ends for every attached client
+   * (sessions.md#sessions-delete-cancels-turn), they learn that the session
+   * is gone (session/deleted), and everyone is detached.
+   */
+  async close(): Promise<void> {
+    await this.stopTurn();
+    this.emit(Methods.SessionDeleted, {});
     this.disposed = true;
-    this.running?.abort.abort();
     this.deps.toolsets?.release(this.id);
     for (const clientId of [...this.roles.keys()]) this.detach(clientId);
   }
@@ -307,7 +350,7 @@ export class Session {
     const sink: SessionEventSink = {
       emit: (descriptor, params) => {
         // A runner that keeps emitting after its turn ended must not corrupt the next one.
-        if (!open) {
+        if (!open || running.ended) {
           this.deps.log.warn(
             `session ${this.id}: dropped ${descriptor.method} after turn ${turnId} ended`,
           );
@@ -357,21 +400,35 @@ export class Session {
     }
     open = false;
 
+    // Already ended for it (it did not stop in time when asked to).
+    if (running.ended) return;
     const stopReason: StopReason =
       result?.stopReason ?? (abort.signal.aborted ? 'cancelled' : 'error');
     const usage = result?.usage ?? ZERO_USAGE;
     const errorMessage = result?.error ?? (stopReason === 'error' ? failure : undefined);
     // A deleted session's rows are gone; there is nothing left to commit to.
     if (!this.disposed) this.commit(turnId, stopReason, result, usage, byModel, errorMessage);
-    this.running = undefined;
+    this.endTurn(running, stopReason, usage, errorMessage);
+  }
+
+  /** The turn's one idle event (turns.md#turns-exactly-once). */
+  private endTurn(
+    running: RunningTurn,
+    stopReason: StopReason,
+    usage: Usage,
+    errorMessage: string | undefined,
+  ): void {
+    running.ended = true;
+    if (this.running === running) this.running = undefined;
     this.emit(Methods.SessionState, {
       state: 'idle',
-      turnId,
+      turnId: running.turnId,
       stopReason,
       usage,
       ...(errorMessage !== undefined && { error: { message: errorMessage } }),
     });
     this.info.state = 'idle';
+    running.markEnded();
   }
 
   /**

@@ -19,8 +19,8 @@ export function registerSessionMethods(
     })
     .onRequest(Methods.SessionList, (params) => sessions.list(params))
     .onRequest(Methods.SessionLoad, (params) => sessions.load(params.sessionId))
-    .onRequest(Methods.SessionDelete, (params) => {
-      sessions.delete(params.sessionId);
+    .onRequest(Methods.SessionDelete, async (params) => {
+      await sessions.delete(params.sessionId);
       return {};
     })
     .onRequest(Methods.SessionAttach, (params, client) => {
