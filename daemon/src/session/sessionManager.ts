@@ -11,6 +11,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { BudgetKind, ParamsOf, ResultOf, Script, SessionInfo } from '@arbor/protocol';
 import { Methods } from '@arbor/protocol';
+import { ModelRefError, parseModelRef } from '../providers/modelRef.js';
 import { rpcErrors } from '../rpcError.js';
 import { StoreError } from '../store/storeError.js';
 import { Session, type SessionDeps } from './session.js';
@@ -21,6 +22,8 @@ export type ListSessionsParams = ParamsOf<typeof Methods.SessionList>;
 export class SessionManager {
   /** Sessions in use by this process, by id. */
   private readonly live = new Map<string, Session>();
+  /** Sessions whose deletion is under way: already not found, rows not yet gone. */
+  private readonly deleting = new Set<string>();
   /** Script set by `_arbor/testing/setScript` without a sessionId. */
   defaultScript: Script | undefined;
   /** The budgets set with that script. */
@@ -32,8 +35,10 @@ export class SessionManager {
 
   /**
    * Once at startup, before any request: turns a previous daemon process left
-   * running are marked interrupted in the store, and each gets its `idle`
-   * event (stopReason `interrupted`) in its session's event log. Returns their ids.
+   * running are marked interrupted in the store, which keeps the answer and
+   * tree they had streamed (rebuilt from the event log), and each gets its
+   * `idle` event (stopReason `interrupted`) in its session's event log, after
+   * the events it was rebuilt from. Returns their ids.
    */
   recoverInterruptedTurns(): string[] {
     const { store } = this.deps;
@@ -47,6 +52,7 @@ export class SessionManager {
 
   create(params: NewSessionParams): Session {
     const workspaceRoot = checkWorkspaceRoot(params.workspaceRoot);
+    if (params.model !== undefined) checkModel(params.model);
     const stored = this.deps.store.createSession({
       ...params,
       workspaceRoot,
@@ -63,6 +69,7 @@ export class SessionManager {
   get(sessionId: string): Session {
     const known = this.live.get(sessionId);
     if (known) return known;
+    if (this.deleting.has(sessionId)) throw rpcErrors.sessionNotFound(sessionId);
     const stored = this.deps.store.getSession(sessionId);
     if (!stored) throw rpcErrors.sessionNotFound(sessionId);
     const session = new Session(stored, this.deps);
@@ -95,11 +102,32 @@ export class SessionManager {
     return { ...loaded, session: this.withLiveState(loaded.session) };
   }
 
-  /** Cancels the session's turn, detaches everyone, and deletes everything stored for it. */
-  delete(sessionId: string): void {
-    this.live.get(sessionId)?.dispose();
+  /**
+   * Ends the session's turn for every attached client, tells them the
+   * session is gone, detaches them, and deletes everything stored for it.
+   */
+  async delete(sessionId: string): Promise<void> {
+    const session = this.live.get(sessionId);
+    if (!session && !this.deps.store.getSession(sessionId))
+      throw rpcErrors.sessionNotFound(sessionId);
+    // Gone for every later request from here on, also while the turn stops.
     this.live.delete(sessionId);
-    if (!this.deps.store.deleteSession(sessionId)) throw rpcErrors.sessionNotFound(sessionId);
+    this.deleting.add(sessionId);
+    try {
+      await session?.close();
+      this.deps.store.deleteSession(sessionId);
+    } finally {
+      this.deleting.delete(sessionId);
+    }
+  }
+
+  /**
+   * `shutdown` on stdio: the process is about to exit, so running turns are
+   * cancelled and committed as cancelled rather than left to come back
+   * interrupted (lifecycle.md#lifecycle-shutdown-stdio-turns).
+   */
+  async stopRunningTurns(): Promise<void> {
+    await Promise.all([...this.live.values()].map((session) => session.stopTurn()));
   }
 
   /** A disconnected client leaves every session; sessions and turns go on. */
@@ -124,6 +152,16 @@ export class SessionManager {
   private withLiveState(info: SessionInfo): SessionInfo {
     const session = this.live.get(info.sessionId);
     return session ? { ...info, state: session.state } : info;
+  }
+}
+
+/** sessions.md#sessions-new-invalid-model: malformed, or a provider this daemon does not know. */
+function checkModel(model: string): void {
+  try {
+    parseModelRef(model);
+  } catch (error) {
+    if (error instanceof ModelRefError) throw rpcErrors.invalidModel(error.message);
+    throw error;
   }
 }
 
