@@ -58,7 +58,11 @@ function idleOf(client: WireClient, turnId: unknown): Json | undefined {
     .find((p) => p['state'] === 'idle' && p['turnId'] === turnId);
 }
 
-async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+async function waitFor<T>(
+  probe: () => T | undefined,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
@@ -123,7 +127,9 @@ describe('clients written by strangers (process, raw frames)', function () {
     client.notify(Methods.Initialized.method, []);
     const sessionId = await newSession(client, WRITE_SCRIPT);
     const sent = await client.result(Methods.ChatSend.method, { sessionId, text: 'write it' });
-    const ask = await client.received.waitFor((m) => m['method'] === Methods.ApprovalRequest.method);
+    const ask = await client.received.waitFor(
+      (m) => m['method'] === Methods.ApprovalRequest.method,
+    );
     client.send({ jsonrpc: '2.0', id: ask['id'], result: { decision: 'allow' } });
     const idle = await waitFor(() => idleOf(client, sent['turnId']), 'the idle event');
     assert.equal(idle['stopReason'], 'end_turn');
@@ -162,7 +168,9 @@ describe('clients written by strangers (process, raw frames)', function () {
     );
     assert.equal(early.length, 0, 'no request before initialized');
     client.notify(Methods.Initialized.method, {});
-    const ask = await client.received.waitFor((m) => m['method'] === Methods.ApprovalRequest.method);
+    const ask = await client.received.waitFor(
+      (m) => m['method'] === Methods.ApprovalRequest.method,
+    );
     assert.equal((ask['params'] as Json)['sessionId'], sessionId);
   });
 
@@ -239,7 +247,8 @@ describe('clients written by strangers (process, raw frames)', function () {
         const events = client
           .notifications()
           .filter((n) => (n['params'] as Json)['sessionId'] === sessionId);
-        for (const event of events) assertValidNotification(event['method'] as string, event['params']);
+        for (const event of events)
+          assertValidNotification(event['method'] as string, event['params']);
         const methods = events.map((n) => n['method']);
         const idle = idleOf(client, sent['turnId']);
         assert.equal(idle?.['stopReason'], 'cancelled');
@@ -252,7 +261,11 @@ describe('clients written by strangers (process, raw frames)', function () {
         assert.ok(methods.includes(Methods.CostSummary.method), 'the turn has its cost/summary');
         assert.equal(methods.at(-1), Methods.SessionDeleted.method, 'session/deleted comes last');
         const seqs = events.map((n) => (n['params'] as Json)['seq'] as number);
-        assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'in seq order');
+        assert.deepEqual(
+          seqs,
+          [...seqs].sort((a, b) => a - b),
+          'in seq order',
+        );
       }
       const gone = await watcher.request(Methods.SessionLoad.method, { sessionId });
       assert.equal(errorCode(gone), ErrorCodes.SessionNotFound);
