@@ -9,7 +9,8 @@
  * - A process crash loses no committed transaction (WAL, synchronous=NORMAL;
  *   a power cut may lose the last few, never corrupts the file).
  * - Turns still `running` when a daemon died become `interrupted` through
- *   markInterruptedTurns(), which the daemon calls once at startup.
+ *   markInterruptedTurns(), which the daemon calls once at startup; their
+ *   partial answer and tree are rebuilt from the event log (turnReplay.ts).
  *
  * Every method is synchronous (better-sqlite3): a call is atomic with respect
  * to the event loop, and writes take the write lock up front (BEGIN IMMEDIATE)
@@ -39,6 +40,7 @@ import { prepareDataDir, restrictDatabaseFiles } from './dataDir.js';
 import { migrate } from './migrations.js';
 import { decodeSessionCursor, encodeSessionCursor } from './sessionCursor.js';
 import { StoreError } from './storeError.js';
+import { replayTurn, type StoredEventRow } from './turnReplay.js';
 
 /** Events kept per session for `session/attach` replay; older ones get a snapshot instead. */
 export const EVENT_RETENTION = 10_000;
@@ -294,7 +296,7 @@ export class Store {
       runningTurnOf: p(`SELECT id FROM turns WHERE session_id = ? AND status = 'running'`),
       endTurn: p(`UPDATE turns SET status = @status, stop_reason = @stopReason, error = @error,
                     ended_at = @endedAt, usage = @usage WHERE id = @id AND status = 'running'`),
-      runningTurns: p(`SELECT id, owner_pid FROM turns WHERE status = 'running'`),
+      runningTurns: p(`SELECT id, session_id, owner_pid FROM turns WHERE status = 'running'`),
       interruptTurn:
         p(`UPDATE turns SET status = 'interrupted', stop_reason = 'interrupted', ended_at = ?
                            WHERE id = ? AND status = 'running'`),
@@ -332,6 +334,9 @@ export class Store {
         `SELECT seq, method, params FROM events WHERE session_id = ? AND seq > ? ORDER BY seq`,
       ),
       lastSeq: p(`SELECT coalesce(max(seq), 0) FROM events WHERE session_id = ?`).pluck(),
+      // What replayTurn folds; it picks the turn's own events out of the session's.
+      foldableEvents: p(`SELECT method, params FROM events WHERE session_id = ?
+                           AND method IN ('tree/update', 'chat/chunk') ORDER BY seq`),
     };
   }
 
@@ -516,18 +521,28 @@ export class Store {
    * same data dir (two editor windows, each with its own stdio daemon) is left
    * alone. A turn recorded under this very pid belongs to an earlier process
    * whose pid was reused, so it is interrupted too.
+   *
+   * Each keeps what it had streamed (turns.md#turns-partial-kept): an assistant
+   * message with the partial text and tree folded from the session's event log,
+   * in the same transaction, so a turn is never interrupted without its answer.
    */
   markInterruptedTurns(): string[] {
     return this.write(() => {
       const endedAt = this.timestamp();
-      const orphaned = (this.sql.runningTurns.all() as { id: string; owner_pid: number | null }[])
-        .filter(
-          ({ owner_pid: pid }) =>
-            pid === null || pid === this.ownerPid || !this.isProcessAlive(pid),
-        )
-        .map(({ id }) => id);
-      for (const id of orphaned) this.sql.interruptTurn.run(endedAt, id);
-      return orphaned;
+      const orphaned = (
+        this.sql.runningTurns.all() as {
+          id: string;
+          session_id: string;
+          owner_pid: number | null;
+        }[]
+      ).filter(
+        ({ owner_pid: pid }) => pid === null || pid === this.ownerPid || !this.isProcessAlive(pid),
+      );
+      for (const { id, session_id: sessionId } of orphaned) {
+        this.sql.interruptTurn.run(endedAt, id);
+        this.keepPartialAnswer(sessionId, id);
+      }
+      return orphaned.map(({ id }) => id);
     });
   }
 
@@ -681,6 +696,17 @@ export class Store {
     const running = this.sql.runningTurnOf.get(sessionId) as { id: string } | undefined;
     if (running) throw conflict(`Session ${sessionId} already runs turn ${running.id}.`);
     this.sql.insertTurn.run(turnId, sessionId, this.timestamp(), this.ownerPid);
+  }
+
+  /** The interrupted turn's answer as far as its events go; nothing when none of them is left. */
+  private keepPartialAnswer(sessionId: string, turnId: string): void {
+    const replayed = replayTurn(
+      turnId,
+      this.sql.foldableEvents.iterate(sessionId) as IterableIterator<StoredEventRow>,
+    );
+    if (!replayed) return;
+    const message = this.insertMessage(sessionId, turnId, 'assistant', replayed.text, undefined);
+    this.sql.insertTree.run(message.id, JSON.stringify(replayed.tree));
   }
 
   private insertMessage(

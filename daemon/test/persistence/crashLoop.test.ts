@@ -1,10 +1,12 @@
 /**
  * A daemon killed with SIGKILL mid-turn, again and again: every committed
  * message is there after the restart, the turn it was running comes back
- * `interrupted` (in session/load and, as its idle event, in the replayed log),
+ * `interrupted` (in session/load, with what it had streamed, and as its idle
+ * event in the replayed log),
  * and the database passes `PRAGMA integrity_check` after every kill.
  */
 import { strict as assert } from 'node:assert';
+import { FINAL_NODE_STATUSES, type NodeStatus } from '@arbor/protocol';
 import type { Json } from '../helpers/wire.js';
 import { sleep } from '../helpers/wire.js';
 import {
@@ -26,24 +28,31 @@ interface Killed {
   text: string;
   /** `fast` turns may have committed before the kill; `slow` ones never do. */
   fast: boolean;
+  /** Killed after its tool node was done: that much of the tree was stored. */
+  afterTool: boolean;
 }
 
 /** Where in the turn the kill lands, varied per round. */
 async function killMidTurn(daemon: RunningDaemon, round: number): Promise<Killed> {
   const fast = round % 3 === 2;
+  const afterTool = round % 3 === 1;
   const { sessionId } = await daemon.result('session/new', { workspaceRoot: '/tmp' });
   const text = `${fast ? 'fast' : 'slow'} round ${round}`;
   const { turnId } = await daemon.result('chat/send', { sessionId, text });
   if (fast) {
     await sleep(round % 6); // around the commit
-  } else if (round % 3 === 1) {
+  } else if (afterTool) {
     // After the tool call's node finished: the turn is deep in its second model call.
-    await daemon.waitForEvent('tree/update', (p) =>
-      (p['nodes'] as Json[]).some((n) => n['kind'] === 'tool' && n['status'] === 'done'),
+    // This turn's: the replayed log of an earlier kill may hold a finished tool node too.
+    await daemon.waitForEvent(
+      'tree/update',
+      (p) =>
+        p['turnId'] === turnId &&
+        (p['nodes'] as Json[]).some((n) => n['kind'] === 'tool' && n['status'] === 'done'),
     );
   } // else: right after `{turnId}`, the user message just committed
   await daemon.kill();
-  return { sessionId: sessionId as string, turnId: turnId as string, text, fast };
+  return { sessionId: sessionId as string, turnId: turnId as string, text, fast, afterTool };
 }
 
 /** What the restarted daemon must show for a turn killed in the previous run. */
@@ -71,7 +80,27 @@ async function checkKilledTurn(
       'interrupted',
       `${where}: the killed turn is marked interrupted; got ${JSON.stringify(messages)}`,
     );
-    assert.equal(messages.length, 1, `${where}: nothing half-committed`);
+    // Only what the turn had streamed comes back with it (turns.md#turns-partial-kept).
+    assert.ok(messages.length <= 2, `${where}: one answer at most`);
+    const answer = messages[1];
+    if (killed.afterTool) assert.ok(answer, `${where}: the streamed tree is kept`);
+    if (answer) {
+      assert.deepEqual([answer['role'], answer['status']], ['assistant', 'interrupted']);
+      const content = answer['content'] as string;
+      assert.ok(
+        killed.fast ? 'quick answer'.startsWith(content) : content === '',
+        `${where}: the partial text is what was streamed; got ${content}`,
+      );
+      const nodes = (answer['tree'] as { nodes: Json[] }).nodes;
+      assert.equal(nodes[0]!['id'], killed.turnId, `${where}: the turn node comes first`);
+      for (const node of nodes)
+        assert.ok(FINAL_NODE_STATUSES.includes(node['status'] as NodeStatus), `${where}: final`);
+      if (killed.afterTool)
+        assert.ok(
+          nodes.some((n) => n['name'] === 'memory_write' && n['status'] === 'done'),
+          `${where}: the finished tool node is kept`,
+        );
+    }
   }
   assert.equal((loaded['session'] as Json)['state'], 'idle');
 

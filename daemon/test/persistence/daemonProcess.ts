@@ -24,6 +24,29 @@ export const SCRIPT: ScriptInput = {
       { toolCalls: [{ name: 'memory_write', arguments: { key: 'k', value: 'v' } }] },
       { text: 'never seen', delayMs: 60_000 },
     ],
+    // Streams the start of an answer, then a tool call that finishes and a subtask
+    // that never does: a kill leaves text and a half-done tree in the event log.
+    partial: [
+      {
+        text: 'Looking into your trip first.',
+        toolCalls: [
+          { name: 'memory_write', arguments: { key: 'trip', value: 'Porto' } },
+          {
+            name: 'run_subtask',
+            arguments: { title: 'Find flights', instructions: 'stall while finding flights' },
+          },
+        ],
+      },
+      { text: 'never seen', delayMs: 60_000 },
+    ],
+    // The subtask of `partial`: streams its own text and runs a tool, then hangs.
+    stall: [
+      {
+        text: 'Searching flights.',
+        toolCalls: [{ name: 'memory_write', arguments: { key: 'flights', value: 'none yet' } }],
+      },
+      { text: 'never seen', delayMs: 60_000 },
+    ],
     // Ends within a few ms: a kill lands before, during or after its commit.
     fast: [{ text: 'quick answer', delayMs: 3 }],
     '*': [{ text: 'ok', usage: { inputTokens: 2, outputTokens: 1 } }],
