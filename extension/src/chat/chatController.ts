@@ -302,6 +302,13 @@ export class ChatController extends Disposable {
         if (stopReason === 'error' && state.error) this.#notice('error', state.error.message);
         void this.#refreshSessions();
       }),
+      // Deleted from another client (or a terminal): this chat cannot go on.
+      view.on('deleted', () => {
+        this.#notice('info', 'This chat was deleted from another client; a new chat was started.');
+        this.#unbind();
+        this.#sessionId = undefined;
+        void this.newChat().catch((e: unknown) => this.output.appendLine(`[chat] ${String(e)}`));
+      }),
     ];
     this.#post(message);
     this.#postModels();

@@ -39,6 +39,7 @@ export const SESSION_EVENT_METHODS = [
   Methods.BudgetExceeded,
   Methods.PlanUpdate,
   Methods.CostSummary,
+  Methods.SessionDeleted,
 ] as const;
 
 export type SessionEvent =
@@ -49,7 +50,8 @@ export type SessionEvent =
   | EventOf<typeof Methods.ApprovalResolved>
   | EventOf<typeof Methods.BudgetExceeded>
   | EventOf<typeof Methods.PlanUpdate>
-  | EventOf<typeof Methods.CostSummary>;
+  | EventOf<typeof Methods.CostSummary>
+  | EventOf<typeof Methods.SessionDeleted>;
 
 type SessionUpdateParams = EventOf<typeof Methods.SessionUpdate>['params'];
 /** A `session/attach` result, as validated by the client. */
@@ -68,6 +70,8 @@ export interface SessionViewEvents {
   state: SessionStateParams;
   /** `session/state` idle with a stopReason: the turn is over. */
   turnEnded: { turnId: string | undefined; stopReason: StopReason; state: SessionStateParams };
+  /** `session/deleted`: the session is gone (any client deleted it); its last event. */
+  deleted: { sessionId: string };
   /** `session/update`: a session property changed. */
   session: SessionUpdateParams;
   permissionMode: PermissionMode;
@@ -301,6 +305,9 @@ export class SessionView {
 
   #apply(event: SessionEvent): void {
     switch (event.method) {
+      case Methods.SessionDeleted.method:
+        this.#events.emit('deleted', { sessionId: event.params.sessionId });
+        return;
       case Methods.SessionUpdate.method: {
         const p = event.params;
         if (p.title !== undefined) this.#title = p.title;
