@@ -60,16 +60,28 @@ describe('daemon config', () => {
     assert.equal(readFileSync(CONFIG_SCHEMA_PATH, 'utf8'), buildConfigJsonSchema());
   });
 
-  it('--listen accepts loopback and socket paths only', () => {
+  it('--listen accepts 127.0.0.1:<port> and socket paths only, as the spec says', () => {
     assert.deepEqual(parseListenAddress('127.0.0.1:0'), {
       kind: 'tcp',
       host: '127.0.0.1',
       port: 0,
     });
-    assert.deepEqual(parseListenAddress('[::1]:7000'), { kind: 'tcp', host: '::1', port: 7000 });
     assert.equal(parseListenAddress('/tmp/arbor.sock').kind, 'unix');
-    for (const bad of ['0.0.0.0:1', '192.168.1.2:80', 'example.com:80', '[::]:5']) {
-      assert.throws(() => parseListenAddress(bad), /loopback/, bad);
+    assert.equal(parseListenAddress('arbor.sock').kind, 'unix');
+    for (const bad of [
+      '0.0.0.0:1',
+      '192.168.1.2:80',
+      'example.com:80',
+      '[::]:5',
+      '[::1]:7000',
+      'localhost:7000',
+      '127.0.0.2:7000',
+    ]) {
+      assert.throws(() => parseListenAddress(bad), /only 127\.0\.0\.1 or a Unix socket path/, bad);
+    }
+    // Addresses without a port are refused, never created as a socket file named `::`.
+    for (const bad of ['::', '0.0.0.0', 'localhost', '[::1]', '::1', '127.0.0.1']) {
+      assert.throws(() => parseListenAddress(bad), /not a socket path/, bad);
     }
   });
 });

@@ -6,7 +6,7 @@ import { frame } from './helpers/wire.js';
 
 function collect(max: number) {
   const out = { bodies: [] as string[], oversized: [] as number[], fatal: [] as string[] };
-  const parser = new ContentLengthFrameParser(max, {
+  const parser = new ContentLengthFrameParser(() => max, {
     body: (b) => out.bodies.push(b.toString('utf8')),
     oversized: (n) => out.oversized.push(n),
     fatal: (r) => out.fatal.push(r),

@@ -97,7 +97,7 @@ describe('socket daemon (process)', function () {
       },
     );
     assert.equal(run.status, 2);
-    assert.match(run.stderr, /only loopback/);
+    assert.match(run.stderr, /only 127\.0\.0\.1 or a Unix socket path/);
   });
 
   it('replaces a stale socket file, but never a live one', async () => {

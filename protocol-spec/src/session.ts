@@ -131,6 +131,25 @@ export const SessionDeleted = notification({
   specRef: 'sessions.md#session-deleted',
 });
 
+// session/detached (d->c)
+export const SessionDetachedParams = message({
+  sessionId: SessionId,
+  reason: z
+    .string()
+    .max(100)
+    .describe(
+      'slow_consumer: the client read too slowly and its unread events passed the daemon’s limit. Other values may come; handle them alike',
+    ),
+});
+export const SessionDetached = notification({
+  method: 'session/detached',
+  direction: 'daemonToClient',
+  params: SessionDetachedParams,
+  summary:
+    'The daemon detached this client from the session; it may re-attach with sinceSeq to resume.',
+  specRef: 'sessions.md#session-detached',
+});
+
 // session/attach
 export const SessionAttachParams = message({
   sessionId: SessionId,

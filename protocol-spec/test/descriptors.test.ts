@@ -106,8 +106,8 @@ describe('descriptors: names', () => {
 });
 
 describe('descriptors: daemon notifications about a session carry sessionId and seq', () => {
-  /** daemon→client notifications that are not about one session (none in v1). */
-  const NOT_ABOUT_A_SESSION = new Set<MethodKey>();
+  /** daemon→client notifications that are not session events: session/detached is addressed to one client. */
+  const NOT_ABOUT_A_SESSION = new Set<MethodKey>(['SessionDetached']);
   const sessionNotifications = METHOD_KEYS.filter((k) => {
     const d = descriptorOf(k);
     return (

@@ -19,6 +19,7 @@ import { toolDefinition, type ToolOutput } from '../tools/tool.js';
 import type { ResolvedProvider } from '../providers/index.js';
 import type { Toolbelt } from '../tools/toolbelt.js';
 import { abortable, raceAbort } from './abort.js';
+import { boundArguments, RefusedArguments } from './boundedArguments.js';
 import { subtaskSystemPrompt } from './prompts.js';
 import {
   FINISH_SUBTASK,
@@ -227,7 +228,7 @@ export class AgentLoop {
           this.text += delta;
           events.text(nodeId, delta);
         } else if (event.type === 'tool_call') {
-          reply.toolCalls.push(event.call);
+          reply.toolCalls.push({ ...event.call, arguments: boundArguments(event.call.arguments) });
         } else if (event.type === 'usage') {
           usage = addUsage(usage, event.usage);
         } else if (event.type === 'native') {
@@ -311,7 +312,10 @@ export class AgentLoop {
     const { call, nodeId } = item;
     try {
       let outcome: ToolResult & { status?: 'denied' | 'blocked' | 'cancelled' };
-      if (onlyNames && !onlyNames.has(call.name)) {
+      if (call.arguments instanceof RefusedArguments) {
+        tree.start(nodeId);
+        outcome = { content: `Not run: ${call.arguments.reason}.`, isError: true };
+      } else if (onlyNames && !onlyNames.has(call.name)) {
         tree.start(nodeId);
         outcome = {
           content: `Not run: only ${[...onlyNames].join(', ')} may be called now.`,

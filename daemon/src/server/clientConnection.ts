@@ -26,12 +26,13 @@ import {
   type CancellationToken,
   type Message,
   type MessageConnection,
-  StreamMessageWriter,
 } from 'vscode-jsonrpc/node';
 import { RpcError, rpcErrors } from '../rpcError.js';
 import type { ClientPeer } from '../session/clientPeer.js';
 import type { EventSubscriber, SessionEvent } from '../session/eventBus.js';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionLimits.js';
 import { daemonCapabilities, type DaemonContext } from './daemonContext.js';
+import { FrameWriter } from './frameWriter.js';
 import { HardenedMessageReader } from './hardenedMessageReader.js';
 import { ConnectionLifecycle } from './connectionLifecycle.js';
 import { MethodRouter, parseParams } from './methodRouter.js';
@@ -73,6 +74,8 @@ export interface ClientConnectionOptions {
   requiredToken?: string;
   /** Runs on `shutdown` before it is answered (stdio: stop the running turns). */
   onShutdown?: () => Promise<void>;
+  /** Socket mode: called once, when `initialize` presented the right token. */
+  onAuthenticated?: () => void;
   onClosed(info: ClosedInfo): void;
 }
 
@@ -80,6 +83,12 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
   readonly clientId: string;
   private readonly lifecycle = new ConnectionLifecycle();
   private readonly writer: ObservedWriter;
+  private readonly frames: FrameWriter;
+  private readonly limits: ConnectionLimits;
+  /** stdio needs no token; a socket connection is authenticated by a successful initialize. */
+  private authenticated: boolean;
+  private authTimer: NodeJS.Timeout | undefined;
+
   private readonly connection: MessageConnection;
   private clientCapabilities: ClientCapabilities = {};
   private declared: readonly ClientToolDeclaration[] = [];
@@ -95,11 +104,15 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
   constructor(private readonly options: ClientConnectionOptions) {
     const { context } = options;
     this.clientId = context.nextClientId();
-    this.writer = new ObservedWriter(new StreamMessageWriter(options.output), (m) =>
-      this.afterWrite(m),
-    );
+    this.limits = { ...DEFAULT_CONNECTION_LIMITS, ...context.connectionLimits };
+    this.authenticated = options.requiredToken === undefined;
+    this.frames = new FrameWriter(options.output);
+    this.writer = new ObservedWriter(this.frames, (m) => this.afterWrite(m));
     const reader = (this.reader = new HardenedMessageReader(options.input, {
-      maxMessageBytes: context.maxMessageBytes,
+      maxMessageBytes: () =>
+        this.authenticated
+          ? context.maxMessageBytes
+          : Math.min(context.maxMessageBytes, this.limits.preAuthMaxMessageBytes),
       onFault: (fault) => this.answerFault(fault),
     }));
     this.connection = createMessageConnection(reader, this.writer, {
@@ -182,16 +195,54 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
 
   start(): void {
     this.options.context.log.info(`${this.clientId}: connected`);
+    if (!this.authenticated) {
+      this.authTimer = setTimeout(() => {
+        this.options.context.log.warn(
+          `${this.clientId}: no valid initialize within ${this.limits.authTimeoutMs} ms; closing`,
+        );
+        this.close();
+      }, this.limits.authTimeoutMs);
+      this.authTimer.unref();
+    }
     this.connection.listen();
   }
 
   /** Session events reach the client as notifications named by their method. */
-  deliver(event: SessionEvent): void {
+  deliver(event: SessionEvent, replayed = false): void {
     // Also while `shutdown` stops the turns: their last events are the client's.
     if (this.lifecycle.state !== 'initialized' && this.lifecycle.state !== 'shutdown') return;
+    const sessionId = (event.params as { sessionId?: unknown }).sessionId;
+    // A replay is what the client asked for by attaching, bounded by the store's retention;
+    // only live events wait on a client that does not read.
+    const backlogged = this.frames.queuedBytes > this.limits.maxQueuedBytes;
+    if (!replayed && backlogged && typeof sessionId === 'string') {
+      this.detachSlowConsumer(sessionId);
+      return;
+    }
     this.connection.sendNotification(event.method, event.params).catch(() => {
       // A dead stream is noticed by onClose; the event stays in the replay log.
     });
+  }
+
+  /**
+   * The client's unread backlog passed the limit: it gets no more live events
+   * of the session, only a `session/detached` behind what it has not read
+   * yet. Its events stay stored; it re-attaches with the last seq it saw
+   * (sessions.md#sessions-detached-slow-consumer).
+   */
+  private detachSlowConsumer(sessionId: string): void {
+    const { context } = this.options;
+    context.log.warn(
+      `${this.clientId}: ${this.frames.queuedBytes} bytes unread; detached from ${sessionId} (slow consumer)`,
+    );
+    try {
+      context.sessions.get(sessionId).detach(this.clientId);
+    } catch {
+      // Deleted meanwhile: nothing to detach from.
+    }
+    void this.connection
+      .sendNotification(Methods.SessionDetached.method, { sessionId, reason: 'slow_consumer' })
+      .catch(() => undefined);
   }
 
   /** Ends the connection from the daemon's side. */
@@ -233,8 +284,13 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
   }
 
   private initialize(rawParams: unknown): InitializeResult {
+    checkToken(this.options.requiredToken, rawParams);
+    if (!this.authenticated) {
+      this.authenticated = true;
+      clearTimeout(this.authTimer);
+      this.options.onAuthenticated?.();
+    }
     const params = parseParams(Methods.Initialize, rawParams);
-    checkToken(this.options.requiredToken, params);
     const protocolVersion = negotiateVersion(params);
     this.clientCapabilities = declaredCapabilities(params);
     this.declared = acceptedTools(
@@ -340,13 +396,17 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
     } as Message;
     this.faultResponses.add(response);
     const written = this.writer.write(response).catch(() => undefined);
-    if (fault.fatal) void written.then(() => this.close());
+    // Before the token, an oversize frame is no honest client's: answer, then close.
+    const preAuthOversize = !this.authenticated && fault.code === ArborErrorCodes.MessageTooLarge;
+    if (fault.fatal || preAuthOversize) void written.then(() => this.close());
   }
 
   /** Logs every error we answer, once, without bodies; closes after Unauthorized. */
   private afterWrite(message: Message): void {
     if ('id' in message && !('method' in message) && !this.faultResponses.has(message)) {
       this.responsesWritten += 1;
+      const id = (message as { id: string | number | null }).id;
+      if (id !== null) this.reader.answered(id);
     }
     const error = (message as { error?: { code: number; message: string } }).error;
     if (!error) return;
@@ -375,6 +435,7 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
       shutdownRequested: this.lifecycle.shutdownRequested,
     };
     this.lifecycle.close();
+    clearTimeout(this.authTimer);
     for (const settle of [...this.readyWaiters]) settle(false);
     this.writer.close();
     this.options.context.sessions.detachClient(this.clientId);

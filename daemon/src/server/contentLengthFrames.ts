@@ -34,8 +34,9 @@ type State =
 export class ContentLengthFrameParser {
   private state: State = { kind: 'header', pending: Buffer.alloc(0) };
 
+  /** `maxBodyBytes` is read per frame: a socket allows less before it has authenticated. */
   constructor(
-    private readonly maxBodyBytes: number,
+    private readonly maxBodyBytes: () => number,
     private readonly handlers: FrameHandlers,
   ) {}
 
@@ -90,7 +91,7 @@ export class ContentLengthFrameParser {
     const length = parseContentLength(joined.subarray(0, end).toString('latin1'));
     if (typeof length === 'string') return this.fail(length);
     const rest = joined.subarray(end + HEADER_END.length);
-    if (length > this.maxBodyBytes) {
+    if (length > this.maxBodyBytes()) {
       this.state = { kind: 'discard', remaining: length };
       this.handlers.oversized(length);
     } else if (length === 0) {

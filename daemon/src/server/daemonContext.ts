@@ -5,6 +5,7 @@
 import type { DaemonCapabilities } from '@arbor/protocol';
 import type { Logger } from '../logging/logger.js';
 import type { SessionManager } from '../session/sessionManager.js';
+import type { ConnectionLimits } from './connectionLimits.js';
 
 export interface DaemonContext {
   sessions: SessionManager;
@@ -17,6 +18,8 @@ export interface DaemonContext {
   daemonVersion: string;
   /** Allocates the name a connection has in logs and in `initialize`'s result. */
   nextClientId(): string;
+  /** Overrides of DEFAULT_CONNECTION_LIMITS. */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 export function daemonCapabilities(context: DaemonContext): DaemonCapabilities {

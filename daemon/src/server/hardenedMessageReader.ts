@@ -10,6 +10,7 @@ import { AbstractMessageReader, Disposable, type DataCallback } from 'vscode-jso
 import { LspMethods } from './lspMethods.js';
 import { ContentLengthFrameParser } from './contentLengthFrames.js';
 import { checkEnvelope } from './envelope.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './jsonDepth.js';
 import { faults, type ProtocolFault } from './protocolFault.js';
 
 /** Notifications vscode-jsonrpc consumes itself; they never reach our handlers. */
@@ -20,7 +21,8 @@ const CONNECTION_INTERNAL_NOTIFICATIONS = new Set<string>([
 ]);
 
 export interface HardenedReaderOptions {
-  maxMessageBytes: number;
+  /** Read per frame: it may change (a socket allows less before authentication). */
+  maxMessageBytes(): number;
   onFault(fault: ProtocolFault): void;
 }
 
@@ -31,6 +33,8 @@ export class HardenedMessageReader extends AbstractMessageReader {
   requestsPassed = 0;
   notificationsPassed = 0;
   private readonly parser: ContentLengthFrameParser;
+  /** Ids of requests passed on and not yet answered (transport.md#transport-duplicate-id). */
+  private readonly inFlight = new Set<string>();
 
   constructor(
     private readonly readable: Readable,
@@ -39,7 +43,7 @@ export class HardenedMessageReader extends AbstractMessageReader {
     super();
     this.parser = new ContentLengthFrameParser(options.maxMessageBytes, {
       body: (bytes) => this.onBody(bytes),
-      oversized: (length) => options.onFault(faults.tooLarge(length, options.maxMessageBytes)),
+      oversized: (length) => options.onFault(faults.tooLarge(length, options.maxMessageBytes())),
       fatal: (reason) => options.onFault(faults.unreadableHeader(reason)),
     });
   }
@@ -64,7 +68,18 @@ export class HardenedMessageReader extends AbstractMessageReader {
     });
   }
 
+  /** The response to a request passed on was written: its id may be used again. */
+  answered(id: string | number): void {
+    this.inFlight.delete(idKey(id));
+  }
+
   private onBody(bytes: Buffer): void {
+    if (nestsDeeperThan(bytes, MAX_JSON_DEPTH)) {
+      this.options.onFault(
+        faults.invalidRequest(`message nests deeper than ${MAX_JSON_DEPTH} levels; not read`),
+      );
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(this.decoder.decode(bytes));
@@ -78,7 +93,20 @@ export class HardenedMessageReader extends AbstractMessageReader {
       if (checked.fault) this.options.onFault(checked.fault);
       return;
     }
-    const message = checked.message as { id?: unknown; method?: string };
+    const message = checked.message as { id?: string | number; method?: string };
+    if (message.method !== undefined && message.id !== undefined) {
+      const key = idKey(message.id);
+      if (this.inFlight.has(key)) {
+        this.options.onFault(
+          faults.invalidRequest(
+            `request id ${JSON.stringify(message.id)} is already in use by a request not yet answered`,
+            message.id,
+          ),
+        );
+        return;
+      }
+      this.inFlight.add(key);
+    }
     if (message.method !== undefined) {
       if (message.id !== undefined) this.requestsPassed += 1;
       else if (!CONNECTION_INTERNAL_NOTIFICATIONS.has(message.method))
@@ -86,4 +114,9 @@ export class HardenedMessageReader extends AbstractMessageReader {
     }
     this.callback?.(checked.message);
   }
+}
+
+/** 1 and "1" are different ids. */
+function idKey(id: string | number): string {
+  return `${typeof id}:${id}`;
 }

@@ -16,19 +16,30 @@ import { RpcError } from '../rpcError.js';
 import { tokenMatches } from './socketToken.js';
 
 /**
- * Generic LSP clients may only be able to set initializationOptions. Two
- * different tokens are a wrong token (lifecycle.md#lifecycle-token-both-equal).
+ * The token as sent, read from the raw params because the token is checked
+ * before they are validated (lifecycle.md#lifecycle-initialize-order).
+ * Generic LSP clients may only be able to set initializationOptions. A token
+ * that is not a string, or two different tokens, is a wrong token
+ * (lifecycle.md#lifecycle-token-both-equal): `null`.
  */
-export function presentedToken(params: InitializeParams): string | undefined | null {
-  const top = params.token;
-  const nested = params.initializationOptions?.token;
+export function presentedToken(rawParams: unknown): string | undefined | null {
+  const top = member(rawParams, 'token');
+  const nested = member(member(rawParams, 'initializationOptions'), 'token');
+  for (const token of [top, nested])
+    if (token !== undefined && typeof token !== 'string') return null;
   if (top !== undefined && nested !== undefined && top !== nested) return null;
-  return top ?? nested;
+  return (top ?? nested) as string | undefined;
 }
 
-export function checkToken(expected: string | undefined, params: InitializeParams): void {
+function member(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
+}
+
+export function checkToken(expected: string | undefined, rawParams: unknown): void {
   if (expected === undefined) return; // stdio: the client spawned us, no token needed
-  const presented = presentedToken(params);
+  const presented = presentedToken(rawParams);
   if (presented === null || !tokenMatches(expected, presented)) {
     throw new RpcError(
       ArborErrorCodes.Unauthorized,

@@ -8,6 +8,7 @@ import { existsSync, chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import type { DaemonContext } from './daemonContext.js';
 import { ClientConnection } from './clientConnection.js';
+import { DEFAULT_CONNECTION_LIMITS } from './connectionLimits.js';
 import { buildRouter } from './handlers/index.js';
 import { formatAddress, type ListenAddress } from './listenAddress.js';
 
@@ -24,19 +25,32 @@ export async function serveSocket(
 ): Promise<SocketServer> {
   const router = buildRouter(context);
   const clients = new Set<ClientConnection>();
+  const { maxUnauthenticated } = { ...DEFAULT_CONNECTION_LIMITS, ...context.connectionLimits };
+  /** Connections that have not presented the token yet: a stranger cannot open unboundedly many. */
+  const unauthenticated = new Set<ClientConnection>();
   const server = createServer((socket: Socket) => {
     socket.on('error', (error) => context.log.debug(`socket error: ${error.message}`));
+    if (unauthenticated.size >= maxUnauthenticated) {
+      context.log.warn(
+        `refused a connection: ${unauthenticated.size} connections have not authenticated yet`,
+      );
+      socket.destroy();
+      return;
+    }
     const client = new ClientConnection({
       input: socket,
       output: socket,
       context,
       router,
       requiredToken: token,
+      onAuthenticated: () => unauthenticated.delete(client),
       onClosed: () => {
         clients.delete(client);
+        unauthenticated.delete(client);
         socket.destroySoon?.();
       },
     });
+    unauthenticated.add(client);
     clients.add(client);
     client.start();
   });

@@ -24,7 +24,8 @@ export type SessionEventLog = Pick<Store, 'appendEvent' | 'eventsSince' | 'lastS
 
 export interface EventSubscriber {
   readonly clientId: string;
-  deliver(event: SessionEvent): void;
+  /** `replayed`: sent on release, because the client asked for it by attaching. */
+  deliver(event: SessionEvent, replayed?: boolean): void;
 }
 
 export type ReplayKind = 'none' | 'events' | 'snapshot';
@@ -105,8 +106,8 @@ export class EventBus {
         if (this.feeds.get(subscriber.clientId) !== feed || !feed.held) return;
         const queued = feed.held;
         feed.held = undefined;
-        for (const event of missed) deliverSafely(subscriber, event);
-        for (const event of queued) deliverSafely(subscriber, event);
+        for (const event of missed) deliverSafely(subscriber, event, true);
+        for (const event of queued) deliverSafely(subscriber, event, true);
       },
     };
   }
@@ -121,9 +122,9 @@ export class EventBus {
 }
 
 /** One broken client must not stop the others from getting the event. */
-function deliverSafely(subscriber: EventSubscriber, event: SessionEvent): void {
+function deliverSafely(subscriber: EventSubscriber, event: SessionEvent, replayed = false): void {
   try {
-    subscriber.deliver(event);
+    subscriber.deliver(event, replayed);
   } catch {
     // The subscriber's transport reports its own failure and detaches it.
   }

@@ -12,6 +12,7 @@ import {
   mkdirSync,
   openSync,
   statSync,
+  type Stats,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { StoreError } from './storeError.js';
@@ -42,6 +43,8 @@ export function prepareDataDir(dataDir: string): string {
       `The data directory ${dir} exists but is not a directory. Remove it, or pass --data-dir <directory>.`,
       dir,
     );
+  } else {
+    checkPrivate(dir, stat);
   }
   try {
     accessSync(dir, constants.R_OK | constants.W_OK | constants.X_OK);
@@ -62,6 +65,22 @@ export function prepareDataDir(dataDir: string): string {
     throw readOnly(file, `The database file ${file} cannot be opened for writing`, cause);
   }
   return file;
+}
+
+/**
+ * An existing data dir that other users can write to could have its token
+ * file or its database swapped: refused, never used as is
+ * (security.md#security-data-dir-mode).
+ */
+function checkPrivate(dir: string, stat: Stats): void {
+  if ((stat.mode & 0o022) !== 0) {
+    throw new StoreError(
+      'data_dir_unsafe',
+      `The data directory ${dir} is writable by other users (mode ${(stat.mode & 0o777).toString(8)}). ` +
+        `It holds the socket token and your sessions: run chmod 700 ${dir}, or pass --data-dir <private directory>.`,
+      dir,
+    );
+  }
 }
 
 /** Narrows the database and its WAL companions to 0600 (they may predate us). */

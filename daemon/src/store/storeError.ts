@@ -8,6 +8,8 @@ export type StoreErrorCode =
   | 'data_dir_unavailable'
   /** The data dir or the database file cannot be written. */
   | 'data_dir_read_only'
+  /** The data dir is writable by other users: its token and sessions are not private. */
+  | 'data_dir_unsafe'
   /** The database was written by a newer Arbor: its schema version is unknown here. */
   | 'schema_too_new'
   /** The file is not a usable SQLite database, or a migration failed. */

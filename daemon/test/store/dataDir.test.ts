@@ -1,7 +1,7 @@
 /** The data dir: private file modes, and a clear error when it cannot be used. */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_FILE_NAME, openStore, StoreError } from '../../src/store/index.js';
@@ -99,6 +99,22 @@ describe('store: data dir and file modes', () => {
     store.close();
   });
 
+  it('an existing data dir that other users can write to is refused, with how to fix it', () => {
+    for (const mode of [0o777, 0o770, 0o702]) {
+      const dataDir = join(scratchDir(), 'shared');
+      mkdirSync(dataDir);
+      chmodSync(dataDir, mode);
+      assert.throws(
+        () => openStore(dataDir),
+        (e: unknown) =>
+          e instanceof StoreError &&
+          e.code === 'data_dir_unsafe' &&
+          e.message.includes(`chmod 700 ${dataDir}`),
+        mode.toString(8),
+      );
+    }
+  });
+
   it('a read-only data dir gives a StoreError naming the directory and what to do', function () {
     this.timeout(30_000);
     const dataDir = join(sharedScratch(), 'readonly');
@@ -117,7 +133,8 @@ describe('store: data dir and file modes', () => {
     const dataDir = join(sharedScratch(), 'data');
     mkdirSync(dataDir);
     openStore(dataDir).close();
-    chmodSync(dataDir, 0o777);
+    // The unprivileged opener owns the directory (private, as it must be) but not the file.
+    if (process.getuid?.() === 0) chownSync(dataDir, NOBODY, NOBODY);
     chmodSync(join(dataDir, DATABASE_FILE_NAME), 0o444);
     const outcome = openAsUnprivileged(dataDir);
     assert.equal(outcome.code, 'data_dir_read_only', outcome.message);

@@ -55,6 +55,11 @@ export class SessionTracker implements Disposable {
         }),
       );
     }
+    this.#subscriptions.push(
+      client.onNotification(Methods.SessionDetached, ({ sessionId }) =>
+        this.#views.get(sessionId)?.detachedByDaemon(),
+      ),
+    );
     if (options.approvals !== false) {
       client.setApprovalHandler((params, token) => this.#askUser(params, token));
     }

@@ -90,7 +90,8 @@ export interface SessionViewEvents {
   error: Error;
 }
 
-export type GapReason = 'seq' | 'unknownParent';
+/** `detached`: the daemon detached this client (session/detached), e.g. for reading too slowly. */
+export type GapReason = 'seq' | 'unknownParent' | 'detached';
 
 export type Reattach = (sinceSeq: number) => Promise<AttachResult>;
 
@@ -230,6 +231,15 @@ export class SessionView {
     this.#resyncUntil = undefined;
     for (const event of ready) this.#apply(event);
     if (this.#order.heldCount > 0) this.#gap();
+  }
+
+  /**
+   * `session/detached`: the daemon sent this session's events up to here and
+   * no more; everything it sent came before the notice, so re-attaching from
+   * the last applied seq loses nothing (sessions.md#sessions-detached-client-resumes).
+   */
+  detachedByDaemon(): void {
+    this.#gap('detached');
   }
 
   /** Asks for a re-attach from the last applied seq now (e.g. after reconnecting). */
