@@ -20,6 +20,7 @@ import type { ResolvedProvider } from '../providers/index.js';
 import type { Toolbelt } from '../tools/toolbelt.js';
 import { abortable, raceAbort } from './abort.js';
 import { boundArguments, RefusedArguments } from './boundedArguments.js';
+import { fairly } from './fairStream.js';
 import { subtaskSystemPrompt } from './prompts.js';
 import {
   FINISH_SUBTASK,
@@ -219,7 +220,7 @@ export class AgentLoop {
         : {}),
     };
     try {
-      for await (const event of abortable(provider.stream(request, signal), signal)) {
+      for await (const event of abortable(fairly(provider.stream(request, signal)), signal)) {
         if (event.type === 'text') {
           if (event.text.length === 0) continue;
           // Successive answers of one loop read as paragraphs, on the wire and in the stored text.

@@ -101,21 +101,42 @@ function loopPosition(messages: readonly ProviderMessage[]): {
   throw new ProviderError('scripted provider: the request has no user message');
 }
 
-/** Splits text into deltas at word boundaries, never inside a code point; >= 2 pieces for 2+ code points. */
-export function splitText(text: string): string[] {
-  const points = Array.from(text);
-  const limit = Math.max(1, Math.min(STREAM_PIECE_CHARS, Math.ceil(points.length / 2)));
-  const pieces: string[] = [];
-  let start = 0;
-  while (points.length - start > limit) {
-    let cut = start + limit;
-    const space = points.lastIndexOf(' ', cut);
-    if (space > start) cut = space;
-    pieces.push(points.slice(start, cut).join(''));
-    start = cut;
+/**
+ * Splits text into deltas at word boundaries, never inside a code point; >= 2
+ * pieces for 2+ code points. Lazily, in one pass: a long reply must not cost
+ * one long synchronous step before its first delta.
+ */
+export function* splitText(text: string): Generator<string> {
+  const total = codePointCount(text);
+  const limit = Math.max(1, Math.min(STREAM_PIECE_CHARS, Math.ceil(total / 2)));
+  let start = 0; // UTF-16 index where the current piece starts
+  let lastSpace = -1; // UTF-16 index of the piece's last space after its start
+  let points = 0; // code points in the current piece
+  for (let i = 0; i < text.length;) {
+    const width = text.codePointAt(i)! > 0xffff ? 2 : 1;
+    if (points === limit) {
+      const cut = lastSpace > start ? lastSpace : i;
+      yield text.slice(start, cut);
+      // The cut-off tail [cut, i) begins the next piece: count it and find its last space.
+      start = cut;
+      points = 0;
+      lastSpace = -1;
+      for (let j = cut; j < i; j += text.codePointAt(j)! > 0xffff ? 2 : 1) {
+        if (text[j] === ' ' && j > start) lastSpace = j;
+        points += 1;
+      }
+    }
+    if (text[i] === ' ' && i > start) lastSpace = i;
+    points += 1;
+    i += width;
   }
-  if (start < points.length) pieces.push(points.slice(start).join(''));
-  return pieces;
+  if (start < text.length) yield text.slice(start);
+}
+
+function codePointCount(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i += text.codePointAt(i)! > 0xffff ? 2 : 1) count += 1;
+  return count;
 }
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {

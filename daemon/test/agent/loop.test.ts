@@ -52,6 +52,27 @@ describe('agent loop', () => {
     assert.equal(run.sink.events.at(-1)?.method, Methods.CostSummary.method);
   });
 
+  it('tool arguments nested 200,000 levels deep: a clear error result the model sees, the turn goes on', async () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    const run = await runTurn(
+      script({
+        hello: [
+          { toolCalls: [{ id: 'c1', name: 'big', arguments: { value: deep } }] },
+          { text: 'Sorry, let me try that again.' },
+        ],
+      }),
+      { tools: [bigTool] },
+    );
+    assert.equal(run.result.stopReason, 'end_turn');
+    assert.equal(run.result.text, 'Sorry, let me try that again.');
+    const [result] = toolMessages(run.provider.requests[1]!);
+    assert.equal(result?.isError, true);
+    assert.match(result!.content, /nest deeper than 64 levels/);
+    const node = nodes(run).find((n) => n.name === 'big');
+    assert.equal(node?.status, 'error');
+  });
+
   it('coalesces streamed text into few chat/chunk notifications', async () => {
     const long = 'word '.repeat(200).trim();
     const run = await runTurn(script({ '*': [{ text: long }] }));

@@ -80,15 +80,29 @@ describe('scripted provider', () => {
   });
 
   it('streams at least two deltas and never splits a code point', () => {
-    assert.deepEqual(splitText('ab'), ['a', 'b']);
+    assert.deepEqual([...splitText('ab')], ['a', 'b']);
     const emoji = '😀😃😄😁';
-    const pieces = splitText(emoji);
+    const pieces = [...splitText(emoji)];
     assert.ok(pieces.length >= 2);
     assert.equal(pieces.join(''), emoji);
     assert.ok(
       pieces.every((p) => !/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(p)),
       'whole code points',
     );
+  });
+
+  it('cuts at the last space of each piece, and a long text without spaces into equal pieces', () => {
+    const words = 'lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor';
+    const pieces = [...splitText(words)];
+    assert.equal(pieces.join(''), words);
+    assert.ok(pieces.length >= 3);
+    for (const piece of pieces.slice(0, -1)) assert.ok(piece.length <= 24, piece);
+    for (const piece of pieces.slice(1))
+      assert.ok(piece.startsWith(' '), `cut at a space: ${piece}`);
+    const long = 'x'.repeat(100_000);
+    const parts = [...splitText(long)];
+    assert.equal(parts.join(''), long);
+    assert.ok(parts.slice(0, -1).every((p) => p.length === 24));
   });
 
   it('consumes each loop’s own list by counting that loop’s assistant messages', async () => {
