@@ -108,6 +108,18 @@ export const CHECKS: readonly CheckDef[] = [
     'invalid params of a known method get -32602',
   ),
   d(
+    'daemon.jsonrpc.null-params',
+    'MUST',
+    'transport.md#transport-null-params',
+    '"params": null is read as params omitted (session/list answers, shutdown and exit work)',
+  ),
+  d(
+    'daemon.jsonrpc.empty-array-object',
+    'MUST',
+    'transport.md#transport-empty-array-object',
+    '[] is read as {} where an object has only optional members (session/list, initialized, capabilities)',
+  ),
+  d(
     'daemon.jsonrpc.unknown-method',
     'MUST',
     'transport.md#transport-unknown-method',
@@ -189,6 +201,38 @@ export const CHECKS: readonly CheckDef[] = [
     'lifecycle.md#lifecycle-exit-stdio-code',
     'stdio: exit ends the process with code 0 after shutdown, 1 without',
   ),
+  d(
+    'daemon.lifecycle.shutdown-params',
+    'MUST',
+    'lifecycle.md#lifecycle-shutdown-params',
+    'shutdown with params absent, null, {} or [] answers null; with [1] -32602',
+  ),
+  d(
+    'daemon.lifecycle.shutdown-stdio-turns',
+    'SHOULD',
+    'lifecycle.md#lifecycle-shutdown-stdio-turns',
+    'stdio: shutdown while a turn runs ends it (stopReason cancelled) before the shutdown result',
+  ),
+  d(
+    'daemon.lifecycle.initialization-options',
+    'CAPABILITY',
+    'lifecycle.md#lifecycle-initialization-options',
+    'approvals, clientTools and tools declared only under initializationOptions count: the client is asked, its tool runs',
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.lifecycle.quiet-before-initialized',
+    'CAPABILITY',
+    'lifecycle.md#lifecycle-daemon-quiet-before-initialized',
+    'a tool/approvalRequest due before the client sent initialized waits for it, then is sent',
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.lifecycle.initialize-trace',
+    'SHOULD',
+    'lifecycle.md#lifecycle-initialize-trace',
+    'initialize with trace "messages" turns $/logTrace on without $/setTrace',
+  ),
 
   // Daemon: version negotiation.
   d(
@@ -224,6 +268,12 @@ export const CHECKS: readonly CheckDef[] = [
     'a missing or relative workspace root gets -33009',
   ),
   d(
+    'daemon.sessions.invalid-model',
+    'MUST',
+    'sessions.md#sessions-new-invalid-model',
+    'a malformed model or an unknown provider gets -33011',
+  ),
+  d(
     'daemon.sessions.list',
     'MUST',
     'sessions.md#session-list',
@@ -240,6 +290,31 @@ export const CHECKS: readonly CheckDef[] = [
     'MUST',
     'sessions.md#sessions-unknown-session',
     'an unknown sessionId gets -33004',
+  ),
+  d(
+    'daemon.sessions.delete-cancels-turn',
+    'CAPABILITY',
+    'sessions.md#sessions-delete-cancels-turn',
+    "session/delete during a turn: every attached client gets the turn's cost/summary and one idle, stopReason cancelled",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.sessions.delete-notifies',
+    'MUST',
+    'sessions.md#sessions-delete-notifies',
+    "every attached client gets session/deleted, exactly once, as the session's last event",
+  ),
+  d(
+    'daemon.sessions.delete-answer-last',
+    'MUST',
+    'sessions.md#sessions-delete-answer-last',
+    'the deleting client has every event of the session before the session/delete result',
+  ),
+  d(
+    'daemon.sessions.delete-detaches',
+    'MUST',
+    'sessions.md#sessions-delete-detaches',
+    'after session/delete, requests naming the session get -33004',
   ),
   d(
     'daemon.sessions.attach-role',

@@ -96,6 +96,25 @@ export function hasCapability(
   return node !== undefined && node !== null && node !== false;
 }
 
+/** An object where one is expected; `[]` reads as `{}` (transport.md#transport-empty-array-object). */
+function objectOf(value: unknown): JsonObject | undefined {
+  if (Array.isArray(value)) return value.length === 0 ? {} : undefined;
+  return typeof value === 'object' && value !== null ? (value as JsonObject) : undefined;
+}
+
+/**
+ * The client capabilities an `initialize` declares, read as the daemon must
+ * read them (lifecycle.md#lifecycle-initialization-options): each member from
+ * the top-level `capabilities`, else from `initializationOptions.capabilities`.
+ */
+export function declaredClientCapabilities(params: unknown): JsonObject {
+  const p = objectOf(params) ?? {};
+  const declared: JsonObject = { ...objectOf(objectOf(p.initializationOptions)?.capabilities) };
+  for (const [key, value] of Object.entries(objectOf(p.capabilities) ?? {}))
+    if (value !== undefined) declared[key] = value;
+  return declared;
+}
+
 export class Connection {
   readonly label: string;
   readonly implRole: Role;
@@ -409,8 +428,7 @@ export class Connection {
 
   private trackOutgoingCapabilities(message: JsonObject): void {
     if (this.harnessRole === 'client' && message.method === Methods.Initialize.method) {
-      const params = (message.params ?? {}) as JsonObject;
-      this.negotiated.client = (params.capabilities ?? {}) as JsonObject;
+      this.negotiated.client = declaredClientCapabilities(message.params);
     }
     if (
       this.harnessRole === 'daemon' &&
@@ -428,8 +446,7 @@ export class Connection {
 
   private trackIncomingCapabilities(message: JsonObject): void {
     if (this.harnessRole === 'daemon' && message.method === Methods.Initialize.method) {
-      const params = (message.params ?? {}) as JsonObject;
-      this.negotiated.client = (params.capabilities ?? {}) as JsonObject;
+      this.negotiated.client = declaredClientCapabilities(message.params);
       this.initializeIds.add(message.id as string | number);
     }
     if (

@@ -124,7 +124,8 @@ export class SchemaValidator {
       return [`${method} is a ${info.direction} method, sent by the ${sender}`];
     if (info.kind !== kind) return [`${method} is a ${info.kind}, sent as a ${kind}`];
     if (!info.params) return [];
-    if (params === undefined) {
+    // `"params": null` means params omitted, for every method (transport.md#transport-null-params).
+    if (params === undefined || params === null) {
       // Omitted params are fine where the schema allows absence (null-typed or defaulted).
       const fn = this.validatorFor(info.params);
       const schema = fn.schema as { type?: string; default?: unknown };

@@ -32,7 +32,7 @@ import {
 import { isTurnEnd, scriptedSession, send, waitTurnEnd } from './turns.js';
 
 const CAPS = { approvals: {}, clientTools: {} };
-const WRITE_TOOL = {
+export const WRITE_TOOL = {
   name: 'conformance_write',
   description: 'A write-category client tool of the conformance suite; it writes nothing.',
   inputSchema: { type: 'object', properties: { n: { type: 'number' } } },

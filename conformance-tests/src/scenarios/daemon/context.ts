@@ -32,6 +32,8 @@ export interface DaemonContext extends ScenarioBase {
   workspace: string;
   open(label?: string): Promise<Opened>;
   initializeParams(options?: InitializeOptions): JsonObject;
+  /** Opens and initializes (recording daemon.lifecycle.initialize-result), without initialized. */
+  initialize(label?: string, options?: InitializeOptions): Promise<Initialized>;
   /** Opens, initializes (recording daemon.lifecycle.initialize-result) and sends initialized. */
   connect(label?: string, options?: InitializeOptions): Promise<Initialized>;
 }
@@ -98,7 +100,10 @@ export async function makeDaemonContext(
     return params;
   };
 
-  const connect = async (label?: string, options: InitializeOptions = {}): Promise<Initialized> => {
+  const initialize = async (
+    label?: string,
+    options: InitializeOptions = {},
+  ): Promise<Initialized> => {
     const o = await open(label);
     const response = await o.conn.request(Methods.Initialize.method, initializeParams(options), {
       noResponseCheck: 'daemon.lifecycle.initialize-result',
@@ -113,8 +118,13 @@ export async function makeDaemonContext(
     ) {
       throw new Abort('initialize failed');
     }
-    o.conn.notify(Methods.Initialized.method, {});
     return { ...o, init: response.result as Initialized['init'] };
+  };
+
+  const connect = async (label?: string, options: InitializeOptions = {}): Promise<Initialized> => {
+    const c = await initialize(label, options);
+    c.conn.notify(Methods.Initialized.method, {});
+    return c;
   };
 
   const ctx: DaemonContext = {
@@ -124,6 +134,7 @@ export async function makeDaemonContext(
     workspace,
     open,
     initializeParams,
+    initialize,
     connect,
   };
   const dispose = async (): Promise<void> => {
@@ -169,4 +180,16 @@ export function requireStdio(target: DaemonTarget, why: string): void {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** stdio: the daemon process's exit code, or 'timeout' if it has not exited within `timeoutMs`. */
+export async function exitCode(
+  exit: Promise<number | null> | undefined,
+  timeoutMs: number,
+): Promise<number | null | 'timeout'> {
+  if (!exit) return 'timeout';
+  return Promise.race([
+    exit,
+    new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs)),
+  ]);
 }

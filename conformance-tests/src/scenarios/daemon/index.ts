@@ -3,12 +3,21 @@ import type { Scenario } from '../scenario.js';
 import type { DaemonContext } from './context.js';
 import { batch, cancelInFlight, jsonRpcErrors, notifications, oversize } from './jsonrpc.js';
 import {
+  emptyArrays,
+  initializationOptions,
+  initializeTrace,
+  nullParams,
+  quietBeforeInitialized,
+} from './interop.js';
+import {
   exitWithoutShutdown,
   lifecycleOrder,
+  shutdownParams,
+  shutdownStdioTurns,
   socketToken,
   versionNegotiation,
 } from './lifecycle.js';
-import { sessions } from './sessions.js';
+import { deleteDuringTurn, sessions } from './sessions.js';
 import {
   approvalAllow,
   approvalCancel,
@@ -27,11 +36,19 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   notifications,
   cancelInFlight,
   oversize,
+  nullParams,
+  emptyArrays,
   lifecycleOrder,
   exitWithoutShutdown,
+  shutdownParams,
+  shutdownStdioTurns,
+  initializationOptions,
+  quietBeforeInitialized,
+  initializeTrace,
   versionNegotiation,
   socketToken,
   sessions,
+  deleteDuringTurn,
   turn,
   cancel,
   budget,

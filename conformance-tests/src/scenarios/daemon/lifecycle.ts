@@ -1,19 +1,17 @@
-/** Lifecycle order, version negotiation and the socket token (lifecycle.md, versioning.md). */
+/** Lifecycle order, shutdown, version negotiation and the socket token (lifecycle.md, versioning.md). */
 import { Methods } from '@arbor/protocol';
+import type { JsonObject } from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
 import { Abort } from '../scenario.js';
-import { type DaemonContext, describe, errorCode, requireSocket, requireStdio } from './context.js';
-
-async function exitCode(
-  exit: Promise<number | null> | undefined,
-  timeoutMs: number,
-): Promise<number | null | 'timeout'> {
-  if (!exit) return 'timeout';
-  return Promise.race([
-    exit,
-    new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs)),
-  ]);
-}
+import {
+  type DaemonContext,
+  describe,
+  errorCode,
+  exitCode,
+  requireSocket,
+  requireStdio,
+} from './context.js';
+import { isTurnEnd, isTurnEvent, scriptedSession, send } from './turns.js';
 
 export const lifecycleOrder: Scenario<DaemonContext> = {
   id: 'daemon-lifecycle',
@@ -193,5 +191,86 @@ export const socketToken: Scenario<DaemonContext> = {
           `initialize with ${label} got ${describe(answer)}, expected -33000`,
         );
     }
+  },
+};
+
+export const shutdownParams: Scenario<DaemonContext> = {
+  id: 'daemon-shutdown-params',
+  role: 'daemon',
+  title: 'shutdown with params absent, null, {} or [] answers null; with [1] -32602',
+  checks: ['daemon.lifecycle.shutdown-params'],
+  async run(ctx) {
+    const r = ctx.recorder;
+    const check = 'daemon.lifecycle.shutdown-params';
+    for (const [label, params] of [
+      ['absent', undefined],
+      ['null', null],
+      ['{}', {}],
+      ['[]', []],
+    ] as const) {
+      const { conn } = await ctx.connect(`shutdown-${label}`);
+      if (label === '[]') {
+        // Refused, so the connection is not shut down and the valid shutdown still works.
+        const bad = await conn.request(Methods.Shutdown.method, [1], {
+          noResponseCheck: check,
+          deliberate: true,
+        });
+        if (bad)
+          r.expect(
+            check,
+            errorCode(bad) === -32602,
+            `shutdown with params [1] got ${describe(bad)}, expected -32602`,
+          );
+      }
+      const answer = await conn.request(Methods.Shutdown.method, params, {
+        noResponseCheck: check,
+      });
+      if (answer)
+        r.expect(
+          check,
+          answer.result === null && answer.error === undefined,
+          `shutdown with params ${label} got ${describe(answer)}, expected the result null`,
+        );
+      conn.notify(Methods.Exit.method);
+    }
+  },
+};
+
+export const shutdownStdioTurns: Scenario<DaemonContext> = {
+  id: 'daemon-shutdown-turn',
+  role: 'daemon',
+  title: 'stdio: shutdown while a turn runs ends it cancelled before the shutdown result',
+  checks: ['daemon.lifecycle.shutdown-stdio-turns'],
+  async run(ctx) {
+    requireStdio(ctx.target, 'only a daemon process about to exit stops its turns on shutdown');
+    const c = await ctx.connect();
+    const sessionId = await scriptedSession(ctx, c, {
+      '*': [{ text: 'This reply takes a while.', delayMs: 5000 }],
+    });
+    const turnId = await send(ctx, c.conn, sessionId, 'conformance: shut down while a turn runs');
+    await c.conn.waitFor(isTurnEvent(sessionId, turnId), 3000);
+    const shutdown = await c.conn.request(Methods.Shutdown.method);
+    if (!shutdown) return; // blamed on daemon.wire.response-per-request
+    if (shutdown.error) {
+      ctx.recorder.fail(
+        'daemon.lifecycle.shutdown-stdio-turns',
+        `shutdown during a turn got ${describe(shutdown)}`,
+      );
+      return;
+    }
+    const answeredAt = c.conn.messages.findIndex(
+      (m) => m.kind === 'response' && (m.message as JsonObject).id === shutdown.id,
+    );
+    const end = c.conn.messages.slice(0, answeredAt).find(isTurnEnd(sessionId, turnId));
+    const stopReason = ((end?.message as JsonObject | undefined)?.params as JsonObject | undefined)
+      ?.stopReason;
+    ctx.recorder.expect(
+      'daemon.lifecycle.shutdown-stdio-turns',
+      stopReason === 'cancelled',
+      end
+        ? `the turn running at shutdown ended with stopReason ${String(stopReason)}, expected cancelled`
+        : 'the shutdown result came before the running turn ended (session/state idle, stopReason cancelled)',
+    );
+    c.conn.notify(Methods.Exit.method);
   },
 };

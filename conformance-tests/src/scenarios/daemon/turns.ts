@@ -49,6 +49,14 @@ export const isTurnEnd =
     return p.turnId === turnId || (p.turnId === undefined && p.stopReason !== undefined);
   };
 
+/** Any event of the turn: it is under way. */
+export const isTurnEvent =
+  (sessionId: string, turnId: string) =>
+  (m: Incoming): boolean => {
+    const p = ((m.message as JsonObject | undefined)?.params ?? {}) as JsonObject;
+    return m.kind === 'notification' && p.sessionId === sessionId && p.turnId === turnId;
+  };
+
 /** Seq: strictly increasing and gap-free over everything one client saw of a session. */
 export function checkSeq(r: Recorder, events: Event[]): void {
   if (events.length < 2) return;
