@@ -41,4 +41,6 @@ export const rpcErrors = {
   invalidWorkspaceRoot: (reason: string) =>
     new RpcError(ArborErrorCodes.InvalidWorkspaceRoot, reason),
   invalidModel: (reason: string) => new RpcError(ArborErrorCodes.InvalidModel, reason),
+  /** The store could not write (a full disk): the request did nothing; the message says what to do. */
+  notStored: (reason: string) => new RpcError(JsonRpcErrorCodes.InternalError, reason),
 };

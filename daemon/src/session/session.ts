@@ -34,6 +34,7 @@ import type {
 import type { Logger } from '../logging/logger.js';
 import { rpcErrors } from '../rpcError.js';
 import type { Store } from '../store/index.js';
+import { StoreError } from '../store/storeError.js';
 import { EventBus, type EventSubscriber, type ReplayKind } from './eventBus.js';
 import { ApprovalBroker } from '../permissions/approvalBroker.js';
 import { SessionGrants } from '../permissions/grants.js';
@@ -63,6 +64,8 @@ interface RunningTurn {
   ended: boolean;
   /** Settles once the turn has ended. */
   whenEnded: Promise<void>;
+  /** Why the store stopped taking the turn's events (a full disk): the turn ends with it. */
+  storageFailure?: string;
   markEnded(): void;
 }
 
@@ -224,11 +227,15 @@ export class Session {
     const turnId = `turn_${randomUUID()}`;
     const { store } = this.deps;
     // History first: the store leaves the running turn's own message out of it anyway.
+    // Space is back (or never ran out): the reserve for a full disk's last writes is set aside again.
+    store.ensureDiskReserve();
+    // A turn of ours whose end could not be written (a full disk) ends now, as interrupted.
+    this.storeOrRefuse(() => store.endOwnOrphanedTurn(this.id));
     const history = store.historyForNextTurn(this.id, this.deps.maxHistoryTokens);
     // Committed before `{turnId}` is answered and before any LLM call: from here on a
     // crash cannot lose what the user typed (the turn comes back as interrupted).
     const titleBefore = this.info.title;
-    store.appendUserMessage(this.id, turnId, text);
+    this.storeOrRefuse(() => store.appendUserMessage(this.id, turnId, text));
     this.refresh(store.getSession(this.id));
     let markEnded = (): void => undefined;
     const running: RunningTurn = {
@@ -332,9 +339,32 @@ export class Session {
       this.bus.emit(descriptor, params);
     } catch (error) {
       // The store refused the event (disk full, I/O error): no client gets it, and
-      // the turn goes on and ends rather than taking the daemon down.
+      // the turn stops, with that reason, rather than taking the daemon down.
       const reason = error instanceof Error ? error.message : String(error);
       this.deps.log.error(`session ${this.id}: ${method} not stored, not sent: ${reason}`);
+      this.stopForStorage(reason);
+      return;
+    }
+    // Stored, but into the disk reserve: stop while it still holds the turn's end.
+    const diskFull = this.deps.store.diskFull;
+    if (diskFull !== undefined) this.stopForStorage(diskFull);
+  }
+
+  private stopForStorage(reason: string): void {
+    const running = this.running;
+    if (!running || running.ended || running.storageFailure !== undefined) return;
+    running.storageFailure = reason;
+    running.abort.abort();
+  }
+
+  /** A write a request depends on; a full disk becomes a clear error for the client. */
+  private storeOrRefuse<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (error) {
+      if (error instanceof StoreError && error.code === 'disk_full')
+        throw rpcErrors.notStored(error.message);
+      throw error;
     }
   }
 
@@ -402,12 +432,19 @@ export class Session {
 
     // Already ended for it (it did not stop in time when asked to).
     if (running.ended) return;
-    const stopReason: StopReason =
+    let stopReason: StopReason =
       result?.stopReason ?? (abort.signal.aborted ? 'cancelled' : 'error');
     const usage = result?.usage ?? ZERO_USAGE;
-    const errorMessage = result?.error ?? (stopReason === 'error' ? failure : undefined);
+    let errorMessage = result?.error ?? (stopReason === 'error' ? failure : undefined);
+    if (running.storageFailure !== undefined) {
+      [stopReason, errorMessage] = ['error', running.storageFailure];
+    }
     // A deleted session's rows are gone; there is nothing left to commit to.
-    if (!this.disposed) this.commit(turnId, stopReason, result, usage, byModel, errorMessage);
+    const notStored = this.disposed
+      ? undefined
+      : this.commit(turnId, stopReason, result, usage, byModel, errorMessage);
+    // The client must not believe in an answer that is not stored.
+    if (notStored !== undefined) [stopReason, errorMessage] = ['error', notStored];
     this.endTurn(running, stopReason, usage, errorMessage);
   }
 
@@ -434,7 +471,9 @@ export class Session {
   /**
    * Everything the turn produced, in one transaction, before its `idle` event:
    * a client that loads the session on `idle` finds the answer. Partial text
-   * and tree are kept whatever the stop reason.
+   * and tree are kept whatever the stop reason. When that cannot be written
+   * (a full disk), the turn's end is stored without its answer; returns what
+   * the client must be told then, or undefined when all was stored.
    */
   private commit(
     turnId: string,
@@ -443,23 +482,32 @@ export class Session {
     usage: Usage,
     byModel: readonly ModelCost[],
     error: string | undefined,
-  ): void {
-    try {
-      this.deps.store.commitTurn({
-        turnId,
-        stopReason,
-        assistantText: result?.text ?? '',
-        tree: result?.tree ?? { version: 1, nodes: [...this.liveTree.values()] },
-        usage,
-        byModel,
-        ...(error !== undefined && { error }),
-      });
-      this.refresh(this.deps.store.getSession(this.id));
-    } catch (failure) {
-      // The turn still ends for the clients; the next daemon start marks it interrupted.
-      const reason = failure instanceof Error ? failure.message : String(failure);
-      this.deps.log.error(`session ${this.id}: turn ${turnId} could not be stored: ${reason}`);
-    }
+  ): string | undefined {
+    const tree = result?.tree ?? { version: 1 as const, nodes: [...this.liveTree.values()] };
+    const attempt = (assistantText: string, why: string | undefined): string | undefined => {
+      try {
+        this.deps.store.commitTurn({
+          turnId,
+          stopReason: why === undefined ? stopReason : 'error',
+          assistantText,
+          tree,
+          usage,
+          byModel,
+          ...((why ?? error) !== undefined && { error: why ?? error }),
+        });
+        this.refresh(this.deps.store.getSession(this.id));
+        return undefined;
+      } catch (failure) {
+        const reason = failure instanceof Error ? failure.message : String(failure);
+        this.deps.log.error(`session ${this.id}: turn ${turnId} could not be stored: ${reason}`);
+        return `The answer could not be stored: ${reason}`;
+      }
+    };
+    const lost = attempt(result?.text ?? '', undefined);
+    // Without the answer's text the end of the turn may still fit; if not, the next
+    // turn of this session ends it (Store.endOwnOrphanedTurn).
+    if (lost !== undefined) attempt('', lost);
+    return lost;
   }
 
   /** Takes the stored row, keeping the live state. */

@@ -18,6 +18,7 @@
  * of failing with SQLITE_BUSY.
  */
 import { randomUUID } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { z } from 'zod';
 import type {
@@ -37,10 +38,14 @@ import type {
 } from '@arbor/protocol';
 import { digestArgs } from './argsDigest.js';
 import { prepareDataDir, restrictDatabaseFiles } from './dataDir.js';
+import { DiskReserve } from './diskReserve.js';
 import { migrate } from './migrations.js';
 import { decodeSessionCursor, encodeSessionCursor } from './sessionCursor.js';
 import { StoreError } from './storeError.js';
 import { replayTurn, type StoredEventRow } from './turnReplay.js';
+
+/** The file in the data dir that keeps disk space for a full disk's last writes (diskReserve.ts). */
+export const DISK_RESERVE_FILE = 'disk-reserve';
 
 /** Events kept per session for `session/attach` replay; older ones get a snapshot instead. */
 export const EVENT_RETENTION = 10_000;
@@ -207,6 +212,7 @@ interface TurnRow {
   started_at: string;
   ended_at: string | null;
   usage: string | null;
+  owner_pid: number | null;
 }
 
 interface MessageRow {
@@ -254,6 +260,8 @@ export class Store {
   /** Appends per session since this process last pruned its events. */
   private readonly appendsSincePrune = new Map<string, number>();
   private readonly sql;
+  private readonly reserve: DiskReserve;
+  private onReserve: string | undefined;
 
   /** Use openStore(). */
   constructor(
@@ -265,6 +273,8 @@ export class Store {
     this.now = options.now ?? (() => new Date());
     this.eventRetention = options.eventRetention ?? EVENT_RETENTION;
     this.ownerPid = options.ownerPid ?? process.pid;
+    this.reserve = new DiskReserve(join(dirname(path), DISK_RESERVE_FILE));
+    this.reserve.ensure();
     this.isProcessAlive = options.isProcessAlive ?? processIsAlive;
     const p = (source: string) => db.prepare(source);
     this.sql = {
@@ -687,8 +697,50 @@ export class Store {
     try {
       return this.db.transaction(fn).immediate();
     } catch (error) {
-      throw translate(error);
+      // Disk full: the reserve's space, once, for what must still be written.
+      if (!isDiskFull(error) || !this.reserve.release()) throw translate(error, this.path);
+      this.onReserve = (translate(error, this.path) as Error).message;
+      try {
+        return this.db.transaction(fn).immediate();
+      } catch (again) {
+        throw translate(again, this.path);
+      }
     }
+  }
+
+  /**
+   * Set while the store writes into the disk reserve: the disk is full, and
+   * whoever is writing a lot (a running turn) should stop now, while the
+   * reserve still holds its last writes. The sentence to tell the user.
+   */
+  get diskFull(): string | undefined {
+    return this.onReserve;
+  }
+
+  /**
+   * Sets the disk reserve aside again if the disk has room (at each turn's
+   * start); false while the disk is still full.
+   */
+  ensureDiskReserve(): boolean {
+    const ready = this.reserve.ensure();
+    if (ready) this.onReserve = undefined;
+    return ready;
+  }
+
+  /**
+   * Ends the turn of `sessionId` that this very process left `running`
+   * because its end could not be written (a full disk): interrupted, with
+   * what its events had streamed. Call only while the session runs no turn.
+   */
+  endOwnOrphanedTurn(sessionId: string): void {
+    this.write(() => {
+      const row = this.sql.runningTurnOf.get(sessionId) as { id: string } | undefined;
+      if (!row) return;
+      const turn = this.sql.getTurn.get(row.id) as TurnRow;
+      if (turn.owner_pid !== this.ownerPid) return; // another daemon's live turn
+      this.sql.interruptTurn.run(this.timestamp(), row.id);
+      this.keepPartialAnswer(sessionId, row.id);
+    });
   }
 
   private beginTurnInTransaction(sessionId: string, turnId: string): void {
@@ -868,8 +920,21 @@ function unusable(file: string, cause: unknown): StoreError {
 }
 
 /** Constraint failures from stale ids become StoreErrors the caller can map; the rest pass through. */
-function translate(error: unknown): unknown {
+function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC';
+}
+
+function translate(error: unknown, databasePath?: string): unknown {
   if (error instanceof StoreError) return error;
+  if (isDiskFull(error))
+    return new StoreError(
+      'disk_full',
+      `The disk holding Arbor's data (${databasePath ? dirname(databasePath) : 'the data directory'}) is full. ` +
+        'Free some space there; Arbor goes on by itself once there is room.',
+      databasePath,
+      { cause: error },
+    );
   const code = (error as { code?: string }).code;
   if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY')
     return new StoreError('not_found', 'The session or turn no longer exists.', undefined, {

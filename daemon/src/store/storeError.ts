@@ -19,7 +19,9 @@ export type StoreErrorCode =
   /** A listSessions cursor that this store did not produce. */
   | 'invalid_cursor'
   /** The call contradicts the stored state (e.g. committing a turn that already ended). */
-  | 'conflict';
+  | 'conflict'
+  /** The disk holding the data dir is full: the write did not happen. */
+  | 'disk_full';
 
 export class StoreError extends Error {
   override readonly name = 'StoreError';
