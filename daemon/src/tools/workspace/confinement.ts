@@ -7,7 +7,9 @@
  * normalization variants and case variants can only ever be refused, never
  * let through: on a case-insensitive or normalizing file system realpath
  * returns the on-disk spelling, on any other they name different files.
- * Tools then act on the resolved path, never on the string the model sent.
+ * Tools then act on the resolved path, never on the string the model sent,
+ * and only through safeFs.ts, which makes sure the file they open is the one
+ * resolved here even when another process changes the tree meanwhile.
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -17,10 +19,9 @@ export class WorkspaceEscapeError extends Error {
   constructor(
     readonly requested: string,
     detail: string,
+    hint = 'workspace tools only reach files inside the workspace',
   ) {
-    super(
-      `refused: "${requested}" ${detail}; workspace tools only reach files inside the workspace`,
-    );
+    super(`refused: "${requested}" ${detail}; ${hint}`);
     this.name = 'WorkspaceEscapeError';
   }
 }
@@ -112,10 +113,28 @@ export function resolveInWorkspace(root: string, requested: string): ResolvedPat
 }
 
 /**
- * Best effort, never throws: whether `requested` (resolved like above) lies
- * inside the workspace's `.git/` or inside `dataDir`. Used by the gate to ask
- * even in auto; a path that cannot be resolved is not protected (the tool
- * refuses it anyway).
+ * Whether `path` lies in `base`'s `.git/`. `.GIT` is `.git` on a
+ * case-insensitive file system: ask rather than guess.
+ */
+export function inGitDir(base: string, path: string): boolean {
+  if (!isInside(base, path)) return false;
+  return (relative(base, path).split(sep)[0] ?? '').toLowerCase() === '.git';
+}
+
+/**
+ * Whether the string `requested` itself names the workspace's `.git/`,
+ * without looking at the disk. Pure, so the gate and a tool that runs later
+ * agree on it whatever the file system did in between (safeFs.ts).
+ */
+export function namesGitDir(root: string, requested: string): boolean {
+  return [root, realRoot(root)].some((base) => inGitDir(base, absoluteFrom(base, requested)));
+}
+
+/**
+ * Best effort, never throws: whether `requested` lies inside the workspace's
+ * `.git/` — by name, or resolved like above — or inside `dataDir`. Used by
+ * the gate to ask even in auto; a path that cannot be resolved is not
+ * protected (the tool refuses it anyway).
  */
 export function isProtectedPath(
   root: string,
@@ -123,13 +142,10 @@ export function isProtectedPath(
   dataDir: string | undefined,
 ): boolean {
   try {
+    if (namesGitDir(root, requested)) return true;
     const rootReal = realRoot(root);
     const { real } = realPathOf(absoluteFrom(rootReal, requested));
-    if (isInside(rootReal, real)) {
-      // `.GIT` is `.git` on a case-insensitive file system: ask rather than guess.
-      const first = relative(rootReal, real).split(sep)[0] ?? '';
-      if (first.toLowerCase() === '.git') return true;
-    }
+    if (inGitDir(rootReal, real)) return true;
     if (dataDir !== undefined) {
       const dataReal = realPathOf(resolve(dataDir)).real;
       if (isInside(dataReal, real)) return true;

@@ -1,22 +1,17 @@
 /**
  * File tools of the workspace: read_file, list_dir, glob, grep (category
  * read) and write_file, edit_file (category write). Every path is resolved
- * and confined at call time (confinement.ts); tools act on the resolved real
- * path only. Writes go through the stale-write guard.
+ * and confined at call time (confinement.ts); tools touch the disk only
+ * through safeFs.ts, which opens exactly the resolved real path or refuses.
+ * Writes go through the stale-write guard.
  */
-import {
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  statSync,
-  writeFileSync,
-  type Dirent,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
+import { statSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool, type ToolOutput } from '../tool.js';
 import { realRoot, resolveInWorkspace, WorkspaceEscapeError } from './confinement.js';
 import { IgnoreStack, globToRegExp } from './pathPatterns.js';
+import { listDirectory, withFile, writeFileConfined } from './safeFs.js';
 import type { Workspace } from './workspace.js';
 
 /** Largest file read_file opens at all. */
@@ -32,7 +27,10 @@ const MAX_WALKED = 100_000;
 /** Calls that change files run one at a time, in the order the model emitted them. */
 export const FILE_WRITE_LOCK = 'workspace-files';
 
-const error = (content: string): ToolOutput => ({ content, isError: true });
+const error = (content: string): { content: string; isError: true } => ({
+  content,
+  isError: true,
+});
 
 /** Confinement and file-system failures as results the model can act on. */
 async function guarded(run: () => ToolOutput | Promise<ToolOutput>): Promise<ToolOutput> {
@@ -47,6 +45,8 @@ async function guarded(run: () => ToolOutput | Promise<ToolOutput>): Promise<Too
       return error('a component of that path is a file, not a directory');
     if (e.code === 'EACCES' || e.code === 'EPERM')
       return error('permission denied by the file system');
+    // Anything else the disk says (a race can produce odd ones) is a result, never a thrown turn.
+    if (typeof e.code === 'string') return error(`file system error: ${e.code}`);
     throw caught;
   }
 }
@@ -55,8 +55,13 @@ function looksBinary(content: Buffer): boolean {
   return content.subarray(0, 8192).includes(0);
 }
 
-/** Files under `start` (relative to the root), skipping .git and, unless asked, ignored paths. */
+/**
+ * Files under `start` (relative to the root), skipping .git and, unless
+ * asked, ignored paths. Each directory is listed through a verified
+ * descriptor, so one swapped for a link mid-walk is skipped, never followed.
+ */
 function* walkFiles(
+  root: string,
   rootReal: string,
   start: string,
   options: { includeIgnored: boolean },
@@ -76,7 +81,7 @@ function* walkFiles(
     const { dir, ignore } = stack.pop()!;
     let entries: Dirent[];
     try {
-      entries = readdirSync(join(rootReal, dir), { withFileTypes: true });
+      entries = listDirectory(root, join(rootReal, dir), dir);
     } catch {
       continue;
     }
@@ -123,13 +128,18 @@ export function readFileTool(workspace: Workspace): Tool {
     execute: ({ path, offset, limit }) =>
       guarded(() => {
         const resolved = resolveInWorkspace(workspace.root, path);
-        const stats = statSync(resolved.real);
-        if (stats.isDirectory()) return error(`${path} is a directory; use list_dir`);
-        if (stats.size > MAX_FILE_BYTES)
-          return error(
-            `${path} is ${stats.size} bytes; read_file opens files up to ${MAX_FILE_BYTES} bytes`,
-          );
-        const content = readFileSync(resolved.real);
+        const read = withFile(workspace.root, resolved.real, path, (file) => {
+          const { stats } = file;
+          if (stats.isDirectory()) return error(`${path} is a directory; use list_dir`);
+          if (!stats.isFile()) return error(`${path} is not a regular file`);
+          if (stats.size > MAX_FILE_BYTES)
+            return error(
+              `${path} is ${stats.size} bytes; read_file opens files up to ${MAX_FILE_BYTES} bytes`,
+            );
+          return { content: file.read(), stats };
+        });
+        if ('isError' in read) return read;
+        const { content, stats } = read;
         if (looksBinary(content)) return error(`${path} looks like a binary file`);
         workspace.guard.saw(resolved.real, content, stats);
         const lines = content.toString('utf8').split('\n');
@@ -163,7 +173,7 @@ export function listDirTool(workspace: Workspace): Tool {
     execute: ({ path }) =>
       guarded(() => {
         const resolved = resolveInWorkspace(workspace.root, path);
-        const entries = readdirSync(resolved.real, { withFileTypes: true })
+        const entries = listDirectory(workspace.root, resolved.real, path)
           .map((e) => (e.isDirectory() ? `${e.name}/` : e.isSymbolicLink() ? `${e.name}@` : e.name))
           .sort();
         const shown = entries.slice(0, MAX_LISTED);
@@ -191,7 +201,7 @@ export function globTool(workspace: Workspace): Tool {
         const start = relativeStart(workspace, path);
         const regex = globToRegExp(pattern);
         const found: string[] = [];
-        for (const file of walkFiles(realRoot(workspace.root), start, {
+        for (const file of walkFiles(workspace.root, realRoot(workspace.root), start, {
           includeIgnored: include_ignored,
         })) {
           const rel = start === '' ? file : file.slice(start.length + 1);
@@ -251,19 +261,19 @@ export function grepTool(workspace: Workspace): Tool {
         const out: string[] = [];
         let matches = 0;
         let truncated = false;
-        search: for (const file of walkFiles(rootReal, start, {
+        search: for (const file of walkFiles(workspace.root, rootReal, start, {
           includeIgnored: args.include_ignored,
         })) {
           if (include && !include.test(file)) continue;
-          const full = join(rootReal, file);
-          let content: Buffer;
+          let content: Buffer | undefined;
           try {
-            if (statSync(full).size > MAX_GREP_FILE_BYTES) continue;
-            content = readFileSync(full);
+            content = withFile(workspace.root, join(rootReal, file), file, (f) =>
+              f.stats.isFile() && f.stats.size <= MAX_GREP_FILE_BYTES ? f.read() : undefined,
+            );
           } catch {
             continue;
           }
-          if (looksBinary(content)) continue;
+          if (content === undefined || looksBinary(content)) continue;
           const lines = content.toString('utf8').split('\n');
           if (lines[lines.length - 1] === '') lines.pop(); // the final newline ends a line, it opens none
           let lastPrinted = -1;
@@ -314,10 +324,9 @@ export function writeFileTool(workspace: Workspace): Tool {
           return error(`${path} is a directory`);
         const stale = staleOrNull(workspace, resolved.real, path);
         if (stale) return stale;
-        mkdirSync(dirname(resolved.real), { recursive: true });
-        writeFileSync(resolved.real, content, 'utf8');
+        const { created } = writeFileConfined(workspace.root, resolved.real, path, content);
         workspace.guard.saw(resolved.real, content);
-        return `${resolved.exists ? 'Wrote' : 'Created'} ${path} (${Buffer.byteLength(content, 'utf8')} bytes).`;
+        return `${created ? 'Created' : 'Wrote'} ${path} (${Buffer.byteLength(content, 'utf8')} bytes).`;
       }),
   }) as Tool;
 }
@@ -352,7 +361,10 @@ export function editFileTool(workspace: Workspace): Tool {
           return error(`${args.path} does not exist; use write_file to create it`);
         const stale = staleOrNull(workspace, resolved.real, args.path);
         if (stale) return stale;
-        const text = readFileSync(resolved.real, 'utf8');
+        const text = withFile(workspace.root, resolved.real, args.path, (file) =>
+          file.stats.isFile() ? file.read().toString('utf8') : undefined,
+        );
+        if (text === undefined) return error(`${args.path} is not a regular file`);
         const count = countOccurrences(text, args.old);
         if (count === 0)
           return error(
@@ -365,7 +377,7 @@ export function editFileTool(workspace: Workspace): Tool {
         const next = args.replace_all
           ? text.split(args.old).join(args.new)
           : text.replace(args.old, () => args.new);
-        writeFileSync(resolved.real, next, 'utf8');
+        writeFileConfined(workspace.root, resolved.real, args.path, next);
         workspace.guard.saw(resolved.real, next);
         return `Edited ${args.path}: ${args.replace_all ? count : 1} replacement(s).`;
       }),

@@ -3,8 +3,8 @@
  * regular expressions over `/`-separated relative paths. Ignore files shape
  * search results only; they are not a security boundary.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { resolveInWorkspace } from './confinement.js';
+import { withFile } from './safeFs.js';
 
 function escapeChar(c: string): string {
   return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
@@ -91,12 +91,17 @@ export class IgnoreStack {
 
   /** The stack for the children of `dir` (relative), reading `dir/.gitignore` if present. */
   enter(rootReal: string, dir: string): IgnoreStack {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = readFileSync(join(rootReal, dir, '.gitignore'), 'utf8');
+      const path = dir === '' ? '.gitignore' : `${dir}/.gitignore`;
+      const { real } = resolveInWorkspace(rootReal, path);
+      text = withFile(rootReal, real, path, (file) =>
+        file.stats.isFile() ? file.read().toString('utf8') : undefined,
+      );
     } catch {
       return this;
     }
+    if (text === undefined) return this;
     return new IgnoreStack([...this.rules, ...parseGitignore(text, dir)]);
   }
 
