@@ -27,6 +27,30 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 /** How long a tool call waits for an approval before it is timed out. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 600_000;
 
+/** Names of environment variables, as `sandbox.allowEnv` lists them. */
+const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'not an environment variable name');
+
+/** How run_command is confined (security.md#command-sandbox). */
+export const SandboxConfig = z
+  .object({
+    mode: z
+      .enum(['auto', 'off'])
+      .optional()
+      .describe(
+        'auto (default): run_command runs in a bubblewrap sandbox when bwrap works here; off: never',
+      ),
+    network: z
+      .boolean()
+      .optional()
+      .describe('Sandboxed commands may use the network (default false: no network)'),
+    allowEnv: z
+      .array(EnvName)
+      .optional()
+      .describe('Environment variables commands get although their names look like secrets'),
+  })
+  .strict();
+export type SandboxConfig = z.infer<typeof SandboxConfig>;
+
 export const ConfigFile = z
   .object({
     $schema: z.string().optional().describe('Editors may point this at config.schema.json'),
@@ -63,6 +87,9 @@ export const ConfigFile = z
       .array(z.string().min(1))
       .optional()
       .describe('Tools that ask for approval even in auto mode'),
+    sandbox: SandboxConfig.optional().describe(
+      'run_command sandbox (bubblewrap): mode, network, environment variables let through',
+    ),
   })
   .strict();
 export type ConfigFile = z.infer<typeof ConfigFile>;

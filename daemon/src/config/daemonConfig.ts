@@ -12,6 +12,7 @@ import {
   ConfigFile,
   DEFAULT_APPROVAL_TIMEOUT_MS,
   DEFAULT_MAX_MESSAGE_BYTES,
+  type SandboxConfig,
 } from './configSchema.js';
 
 export interface DaemonConfig {
@@ -29,6 +30,8 @@ export interface DaemonConfig {
   alwaysAsk: string[];
   /** Provider keys, base URLs and per-model overrides (config file only: keys stay out of argv). */
   providers: ConfigFile['providers'];
+  /** run_command's sandbox, defaults filled in. */
+  sandbox: Required<SandboxConfig>;
 }
 
 /** Thrown for any configuration problem; the CLI prints the message and exits 2. */
@@ -109,6 +112,11 @@ export function resolveConfig(
     approvalTimeoutMs: file.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
     alwaysAsk: file.alwaysAsk ?? [],
     providers: file.providers,
+    sandbox: {
+      mode: file.sandbox?.mode ?? 'auto',
+      network: file.sandbox?.network ?? false,
+      allowEnv: file.sandbox?.allowEnv ?? [],
+    },
   };
 }
 

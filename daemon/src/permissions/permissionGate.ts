@@ -42,7 +42,8 @@ export function deniedResult(tool: string, outcome: ApprovalOutcome): string {
 const CATEGORY_WORDS: Record<ToolCategory, string> = {
   read: 'reads data',
   write: 'changes files',
-  execute: 'runs programs with your rights (confined only by its working directory, not sandboxed)',
+  execute:
+    'runs programs (in a sandbox where one works: the workspace writable, secrets hidden, no network; otherwise with your rights)',
   external: 'reaches outside the workspace',
 };
 

@@ -51,6 +51,8 @@ export interface OpenAIChatProviderOptions {
   apiKey: string | undefined;
   /** Where the key is configured, for error messages. */
   keyHint: string;
+  /** Sent with every request, over the key's header (a local server's URL credentials). */
+  headers?: Record<string, string>;
   profile: ModelProfile;
   retry: RetryPolicy;
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
@@ -210,6 +212,7 @@ export class OpenAIChatProvider implements Provider {
       logLevel: 'off',
       organization: null,
       project: null,
+      ...(this.options.headers ? { defaultHeaders: this.options.headers } : {}),
     });
     return { client: this.client, module };
   }

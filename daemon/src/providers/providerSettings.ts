@@ -6,10 +6,12 @@
  * ANTHROPIC_API_KEY (local: ARBOR_LOCAL_API_KEY, optional). Base URLs:
  * `providers.<id>.baseUrl`, else OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else
  * the vendor's. A local model names its server in the model string
- * (`local:<name>@<url>`). Keys live only inside the provider objects: they are
+ * (`local:<name>@<url>`); credentials in that URL are sent as Basic auth
+ * (localCredentials.ts). Keys live only inside the provider objects: they are
  * never logged, never sent to clients, never stored.
  */
 import { AnthropicProvider } from './anthropic.js';
+import { localServerAccess } from './localCredentials.js';
 import type { ModelRef } from './modelRef.js';
 import { modelProfile } from './modelCapabilities.js';
 import { OpenAIChatProvider } from './openai.js';
@@ -99,10 +101,13 @@ export function createProviderFactories({
       const config = settings?.local;
       if (ref.baseUrl === undefined)
         throw new ProviderError(`local model "${ref.model}" needs a base URL: local:<name>@<url>`);
+      // URL credentials become a header: they never sit in a URL that errors quote.
+      const access = localServerAccess(ref.baseUrl);
       return new OpenAIChatProvider({
         id: 'local',
         model: ref.model,
-        baseURL: ref.baseUrl,
+        baseURL: access.baseURL,
+        ...(access.headers ? { headers: access.headers } : {}),
         apiKey: nonEmpty(config?.apiKey) ?? nonEmpty(env['ARBOR_LOCAL_API_KEY']),
         keyHint: 'ARBOR_LOCAL_API_KEY or providers.local.apiKey',
         profile: modelProfile('local', ref.model, config?.models),

@@ -10,6 +10,9 @@ import { DAEMON_TOOL_NAMES } from '../tools/toolNames.js';
 import type { Logger } from '../logging/logger.js';
 import { SessionManager } from '../session/sessionManager.js';
 import type { Store } from '../store/index.js';
+import { daemonSecrets } from '../security/secretRedactor.js';
+import { startupSecrets } from '../security/startupSecrets.js';
+import { configureSandbox } from '../tools/sandbox/sandboxSettings.js';
 import { clientIdAllocator, type DaemonContext } from './daemonContext.js';
 import { formatAddress, parseListenAddress } from './listenAddress.js';
 import { serveSocket } from './socketTransport.js';
@@ -41,6 +44,10 @@ export async function createDaemonContext(
   }
   // SQLite loads here, for `arbor daemon` only: --version and --help never touch it.
   const { openStore, EVENT_RETENTION } = await import('../store/index.js');
+  // Before any session exists: every event and command output is redacted of
+  // these, and every command runs with these settings.
+  daemonSecrets.add(...startupSecrets(config, process.env));
+  configureSandbox({ ...config.sandbox, dataDir: config.dataDir });
   const store = openStore(config.dataDir);
   try {
     const agent = lazyAgent(options);
@@ -147,4 +154,5 @@ export async function runDaemon(options: DaemonOptions & { stdio: boolean }): Pr
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  daemonSecrets.add(token);
 }

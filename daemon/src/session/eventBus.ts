@@ -10,6 +10,7 @@
  * then live ones — never a new event before a missed one.
  */
 import type { NotificationDescriptor } from '@arbor/protocol';
+import { daemonSecrets, type SecretRedactor } from '../security/secretRedactor.js';
 import type { Store } from '../store/index.js';
 
 export interface SessionEvent {
@@ -49,6 +50,8 @@ export class EventBus {
   constructor(
     private readonly sessionId: string,
     private readonly log: SessionEventLog,
+    /** Every event passes here before it is stored or sent: the one place to redact. */
+    private readonly redactor: SecretRedactor = daemonSecrets,
   ) {
     this.seq = log.lastSeq(sessionId);
   }
@@ -62,7 +65,9 @@ export class EventBus {
     const event: SessionEvent = {
       seq,
       method: descriptor.method,
-      params: { ...params, sessionId: this.sessionId, seq },
+      // Known secrets (a key a command printed, ...) never reach the store or a
+      // client (security.md#security-redact-known-secrets).
+      params: this.redactor.redactDeep({ ...params, sessionId: this.sessionId, seq }),
     };
     // Stored before anyone sees it: every seq a client holds can be replayed.
     // A failed append throws here and leaves no gap in the numbering.

@@ -11,6 +11,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { BudgetKind, ParamsOf, ResultOf, Script, SessionInfo } from '@arbor/protocol';
 import { Methods } from '@arbor/protocol';
+import { withoutModelCredentials } from '../providers/localCredentials.js';
 import { ModelRefError, parseModelRef } from '../providers/modelRef.js';
 import { rpcErrors } from '../rpcError.js';
 import { StoreError } from '../store/storeError.js';
@@ -55,6 +56,8 @@ export class SessionManager {
     if (params.model !== undefined) checkModel(params.model);
     const stored = this.deps.store.createSession({
       ...params,
+      // URL credentials stay in this process, never in the store or SessionInfo.
+      ...(params.model !== undefined && { model: withoutModelCredentials(params.model) }),
       workspaceRoot,
       sessionId: this.newSessionId(),
     });

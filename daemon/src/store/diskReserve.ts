@@ -7,7 +7,8 @@
  */
 import { closeSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 
-export const RESERVE_BYTES = 2 * 1024 * 1024;
+/** Room for a turn's end, its last events and its answer without the text; small, as every data dir holds one. */
+export const RESERVE_BYTES = 512 * 1024;
 const BLOCK = Buffer.alloc(64 * 1024);
 
 export class DiskReserve {

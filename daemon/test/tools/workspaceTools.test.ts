@@ -1,6 +1,6 @@
 /** The workspace tools as the model uses them: results a user would notice. */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Methods } from '@arbor/protocol';
 import type { Tool, ToolContext } from '../../src/tools/tool.js';
@@ -49,6 +49,26 @@ function processAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A sleep length no other process uses, to find that process by its command line. */
+function uniqueSleep(): string {
+  return `30.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+}
+
+/** Pids (of this host) of the processes whose command line is exactly `argv`. */
+function pidsOf(argv: string[]): number[] {
+  const wanted = argv.join('\0') + '\0';
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/cmdline`, 'utf8') === wanted;
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
 }
 
 describe('workspace tools', function () {
@@ -249,38 +269,35 @@ describe('workspace tools', function () {
       assert.ok(result.content.length < 70_000);
     });
 
+    // A sandboxed command has its own PID namespace: `$!` is no pid of this
+    // host, so the child is found by its unique command line instead.
     it('kills the whole process tree on timeout', async () => {
+      const seconds = uniqueSleep();
       const started = Date.now();
       const result = await call('run_command', {
-        command: 'sleep 30 & echo $! > child.pid; wait',
+        command: `sleep ${seconds} & wait`,
         timeout_ms: 300,
       });
       assert.ok(Date.now() - started < 5000);
       assert.match(result.content, /killed after the 300 ms timeout/);
-      const pid = Number(readFileSync(join(ws, 'child.pid'), 'utf8'));
-      await until(() => !processAlive(pid), 3000);
+      await until(() => pidsOf(['sleep', seconds]).length === 0, 3000);
     });
 
     it('kills the whole process tree when the turn is cancelled: the child process is gone', async () => {
+      const seconds = uniqueSleep();
       const abort = new AbortController();
       const running = call(
         'run_command',
-        { command: 'sleep 30 & echo $! > child.pid; wait' },
+        { command: `sleep ${seconds} & wait` },
         context(abort.signal),
       );
-      await until(() => {
-        try {
-          return readFileSync(join(ws, 'child.pid'), 'utf8').trim().length > 0;
-        } catch {
-          return false;
-        }
-      });
-      const pid = Number(readFileSync(join(ws, 'child.pid'), 'utf8'));
-      assert.ok(processAlive(pid));
+      await until(() => pidsOf(['sleep', seconds]).length > 0);
+      const [pid] = pidsOf(['sleep', seconds]);
+      assert.ok(processAlive(pid!));
       abort.abort();
       const result = await running;
       assert.match(result.content, /the turn was cancelled/);
-      await until(() => !processAlive(pid), 3000);
+      await until(() => !processAlive(pid!), 3000);
     });
   });
 

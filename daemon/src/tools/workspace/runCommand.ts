@@ -1,15 +1,21 @@
 /**
- * run_command (category execute). It is confined ONLY by its working
- * directory (inside the workspace) and by the permission gate: it is not an
- * operating-system sandbox, and a command the user approves runs with the
- * user's full rights (security.md#security-run-command-not-sandbox).
+ * run_command (category execute). The command runs in an operating-system
+ * sandbox (bubblewrap, tools/sandbox/) when one works here: the workspace
+ * writable, the rest read-only, the daemon's data dir and credential stores
+ * hidden, no network unless the config allows it
+ * (security.md#security-command-sandbox). Where none works it still runs,
+ * confined only by its working directory and the permission gate, and the
+ * result says so. Either way its environment has no secrets in it, and
+ * secrets the daemon knows are redacted from its output.
  *
  * The command runs in its own process group (detached), so cancelling the
  * turn or hitting the timeout kills the whole tree it started, not just the shell.
  */
-import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { z } from 'zod';
+import { daemonSecrets, type SecretRedactor } from '../../security/secretRedactor.js';
+import { sandboxedSpawn, type SandboxedProcess } from '../sandbox/sandboxedSpawn.js';
+import { sandboxSettings, type SandboxSettings } from '../sandbox/sandboxSettings.js';
 import { defineTool, type Tool } from '../tool.js';
 import { resolveInWorkspace, WorkspaceEscapeError } from './confinement.js';
 import type { Workspace } from './workspace.js';
@@ -30,12 +36,28 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-export function runCommandTool(workspace: Workspace): Tool {
+export interface RunCommandOptions {
+  /** Default: the daemon's, as configured at startup. */
+  sandbox?: SandboxSettings;
+  /** What a command's environment derives from (default process.env); secrets are removed. */
+  env?: NodeJS.ProcessEnv;
+  /** Secrets replaced in the output (default the daemon's). */
+  redactor?: SecretRedactor;
+}
+
+/** Second line of the result when the command ran outside any sandbox. */
+export function unsandboxedNote(reason: string): string {
+  return `[ran without a sandbox: ${reason}]`;
+}
+
+export function runCommandTool(workspace: Workspace, options: RunCommandOptions = {}): Tool {
+  const redactor = options.redactor ?? daemonSecrets;
   return defineTool({
     name: 'run_command',
     description:
       'Runs a shell command (/bin/sh -c) in the workspace (or `cwd`, a directory inside it) and returns its exit code and output. ' +
-      "No input is provided on stdin. The command runs with the user's rights; it is not sandboxed.",
+      'No input is provided on stdin. Where a sandbox is available the command can write only inside the workspace and /tmp (a private one), ' +
+      'has no network unless the user allowed it, and does not see credentials; the result says when it ran without a sandbox.',
     input: z.object({
       command: z.string().min(1),
       cwd: z.string().min(1).default('.'),
@@ -50,7 +72,7 @@ export function runCommandTool(workspace: Workspace): Tool {
     parallelSafe: false,
     // A session grant covers the same command line only.
     grantKey: ({ command }) => command,
-    execute: ({ command, cwd, timeout_ms }, ctx) => {
+    execute: async ({ command, cwd, timeout_ms }, ctx) => {
       let dir: string;
       try {
         const resolved = resolveInWorkspace(workspace.root, cwd);
@@ -62,12 +84,25 @@ export function runCommandTool(workspace: Workspace): Tool {
           return { content: caught.message, isError: true };
         throw caught;
       }
-      return new Promise((resolve) => {
-        const child = spawn('/bin/sh', ['-c', command], {
+      const settings = options.sandbox ?? sandboxSettings();
+      let started: SandboxedProcess;
+      try {
+        started = await sandboxedSpawn(command, {
           cwd: dir,
-          detached: true,
-          stdio: ['ignore', 'pipe', 'pipe'],
+          workspaceRoot: realpathSync(workspace.root),
+          dataDir: settings.dataDir,
+          network: settings.network,
+          env: options.env ?? process.env,
+          allowEnv: settings.allowEnv,
+          mode: settings.mode,
         });
+      } catch (caught) {
+        return { content: `failed to start: ${(caught as Error).message}`, isError: true };
+      }
+      const { child } = started;
+      const note =
+        started.sandbox === 'none' ? `${unsandboxedNote(started.unsandboxedReason ?? '')}\n` : '';
+      return new Promise((resolve) => {
         const chunks: Buffer[] = [];
         let kept = 0;
         let dropped = 0;
@@ -106,7 +141,8 @@ export function runCommandTool(workspace: Workspace): Tool {
             killGroup(child.pid, 'SIGKILL');
             clearTimeout(killTimer);
           }
-          const output = Buffer.concat(chunks).toString('utf8');
+          const text = Buffer.concat(chunks).toString('utf8');
+          const output = dropped > 0 ? redactor.redactCut(text) : redactor.redact(text);
           const tail = dropped > 0 ? `\n[… ${dropped} more bytes of output not kept]` : '';
           const status = failure
             ? `failed to start: ${failure.message}`
@@ -118,7 +154,7 @@ export function runCommandTool(workspace: Workspace): Tool {
                   ? `killed by ${signal}`
                   : `exit code ${code}`;
           resolve({
-            content: `${status}\n${output}${tail}`,
+            content: `${status}\n${note}${output}${tail}`,
             isError:
               failure !== undefined || stopped !== undefined || signal !== null || code !== 0,
           });

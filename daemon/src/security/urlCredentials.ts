@@ -1,0 +1,60 @@
+/** Credentials written into URLs (`http://user:pass@host/`): found, split off, kept apart. */
+
+export interface UrlCredentials {
+  /** Decoded. */
+  username: string;
+  /** Decoded; empty when the URL gives a user only (a token used as the user name). */
+  password: string;
+}
+
+/** The authority's userinfo: up to the last `@` before the path, as URL parsers read it. */
+const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i;
+/** Anywhere in a text (environment values, model strings). */
+const USERINFO_ANYWHERE = /[a-z][a-z0-9+.-]*:\/\/([^/?#\s@]*)@/gi;
+
+function decode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+function parseUserinfo(userinfo: string): UrlCredentials {
+  const colon = userinfo.indexOf(':');
+  return colon === -1
+    ? { username: decode(userinfo), password: '' }
+    : { username: decode(userinfo.slice(0, colon)), password: decode(userinfo.slice(colon + 1)) };
+}
+
+/** The URL without its userinfo, otherwise unchanged, and the credentials it carried. */
+export function splitUrlCredentials(url: string): { url: string; credentials?: UrlCredentials } {
+  const match = USERINFO.exec(url);
+  if (!match || match[2] === '') return { url };
+  return {
+    url: match[1]! + url.slice(match[0].length),
+    credentials: parseUserinfo(match[2]!),
+  };
+}
+
+/**
+ * The secret parts of URL credentials in a text, raw and decoded: the
+ * password, or the user name when there is none (a token as user name).
+ */
+export function urlCredentialSecrets(text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(USERINFO_ANYWHERE)) {
+    const raw = match[1]!;
+    if (raw === '') continue;
+    const colon = raw.indexOf(':');
+    const secret = colon === -1 ? raw : raw.slice(colon + 1);
+    if (secret === '') continue;
+    out.push(secret, decode(secret));
+  }
+  return out;
+}
+
+/** A URL with a password (`scheme://user:pass@`) somewhere in the text. */
+export function hasUrlPassword(text: string): boolean {
+  return /[a-z][a-z0-9+.-]*:\/\/[^/?#\s@:]*:[^/?#\s@]+@/i.test(text);
+}
