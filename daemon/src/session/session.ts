@@ -35,6 +35,7 @@ import type { Logger } from '../logging/logger.js';
 import { rpcErrors } from '../rpcError.js';
 import type { Store } from '../store/index.js';
 import { StoreError } from '../store/storeError.js';
+import { daemonSecrets } from '../security/secretRedactor.js';
 import { EventBus, type EventSubscriber, type ReplayKind } from './eventBus.js';
 import { ApprovalBroker } from '../permissions/approvalBroker.js';
 import { SessionGrants } from '../permissions/grants.js';
@@ -128,7 +129,7 @@ export class Session {
       emit: (descriptor, params) => this.emit(descriptor, params),
       record: (entry) => {
         try {
-          this.deps.store.recordApproval(entry);
+          this.deps.store.recordApproval(daemonSecrets.redactDeep(entry));
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
           this.deps.log.warn(`session ${this.id}: approval not logged: ${reason}`);
@@ -489,8 +490,9 @@ export class Session {
         this.deps.store.commitTurn({
           turnId,
           stopReason: why === undefined ? stopReason : 'error',
-          assistantText,
-          tree,
+          // Stored rows, like events, never hold a secret the daemon knows.
+          assistantText: daemonSecrets.redact(assistantText),
+          tree: daemonSecrets.redactDeep(tree),
           usage,
           byModel,
           ...((why ?? error) !== undefined && { error: why ?? error }),

@@ -105,6 +105,8 @@ describe('secrets never reach clients or the store (process)', function () {
                 name: 'run_command',
                 arguments: { command: `printf '%s%s\\n' '${KEY.slice(0, 8)}' '${KEY.slice(8)}'` },
               },
+              // Any tool's result: its preview and the stored tree hold no known secret either.
+              { name: 'read_file', arguments: { path: 'notes.txt' } },
             ],
           },
           { text: 'printed it' },
@@ -113,6 +115,7 @@ describe('secrets never reach clients or the store (process)', function () {
     };
     const scriptFile = join(dir('arbor-secrets-script-'), 'script.json');
     writeFileSync(scriptFile, JSON.stringify(script));
+    writeFileSync(join(workspace, 'notes.txt'), `deploy with ${KEY}\n`);
     const daemon = startDaemon(['--provider', 'scripted', '--script', scriptFile], dataDir);
     let sessionId: string;
     try {
