@@ -94,7 +94,14 @@ async function openArborView(page) {
   } catch {
     await runCommand(page, 'Arbor: New Chat');
   }
-  return chatFrame(page);
+  try {
+    return await chatFrame(page, 15_000);
+  } catch {
+    // The restore raced the click (the icon's state changed in between and the click
+    // closed the side bar): the view container's own "show" command never toggles.
+    await runCommand(page, 'View: Show Arbor');
+    return chatFrame(page);
+  }
 }
 
 async function waitForWorkbench(page) {
