@@ -30,6 +30,7 @@ const sharedTypes: Record<string, z.ZodType> = {
   ClientCapabilities: P.ClientCapabilities,
   DaemonCapabilities: P.DaemonCapabilities,
   ClientToolDeclaration: P.ClientToolDeclaration,
+  ToolInfo: P.ToolInfo,
   PlanEntry: P.PlanEntry,
   ModelCost: P.ModelCost,
   Script: P.Script,

@@ -7,6 +7,7 @@ export * from './chat.js';
 export * from './tree.js';
 export * from './approval.js';
 export * from './clientTools.js';
+export * from './tools.js';
 export * from './budget.js';
 export * from './plan.js';
 export * from './cost.js';

@@ -34,6 +34,7 @@ export type ClientCapabilities = z.infer<typeof ClientCapabilities>;
 export const DaemonCapabilities = message({
   sessions: message({
     persistence: z.boolean().describe('Sessions survive a daemon restart'),
+    setModel: z.boolean().optional().describe('session/setModel is served'),
   }).optional(),
   attach: message({
     replay: z.boolean().describe('session/attach honours sinceSeq'),
@@ -44,6 +45,7 @@ export const DaemonCapabilities = message({
     'The daemon offers declared client tools to the model',
   ),
   plan: Supported.optional().describe('The daemon sends plan/update'),
+  tools: Supported.optional().describe('The daemon serves tools/list (protocol 1.1)'),
   chunks: message({
     coalesceMs: z
       .number()

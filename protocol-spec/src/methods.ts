@@ -16,11 +16,13 @@ import {
   SessionList,
   SessionLoad,
   SessionNew,
+  SessionSetModel,
   SessionSetPermissionMode,
   SessionState,
   SessionUpdate,
 } from './session.js';
 import { ConformanceState, SetScript } from './testing.js';
+import { ToolsList } from './tools.js';
 import { TreeUpdate } from './tree.js';
 
 export const Methods = {
@@ -37,6 +39,7 @@ export const Methods = {
   SessionDetach,
   SessionDetached,
   SessionSetPermissionMode,
+  SessionSetModel,
   SessionUpdate,
   SessionState,
   ChatSend,
@@ -46,6 +49,7 @@ export const Methods = {
   ApprovalRequest,
   ApprovalResolved,
   ToolExecute,
+  ToolsList,
   BudgetExceeded,
   PlanUpdate,
   CostSummary,

@@ -102,6 +102,14 @@ export const SessionRef = message({ sessionId: SessionId });
 export const SessionLoadResult = message({
   session: SessionInfo,
   messages: z.array(StoredMessage),
+  lastSeq: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe(
+      'seq of the newest event when loaded: attach with sinceSeq = lastSeq to miss nothing',
+    ),
 });
 export const SessionLoad = request({
   method: 'session/load',
@@ -209,6 +217,22 @@ export const SessionSetPermissionMode = request({
   result: SetPermissionModeResult,
   summary: 'Changes the session’s permission mode; every attached client gets session/update.',
   specRef: 'sessions.md#session-set-permission-mode',
+});
+
+// session/setModel
+export const SetModelParams = message({ sessionId: SessionId, model: ModelRef });
+export const SetModelResult = message({
+  model: ModelRef.describe('The model in force from the next turn on, as SessionInfo shows it'),
+});
+export const SessionSetModel = request({
+  method: 'session/setModel',
+  direction: 'clientToDaemon',
+  params: SetModelParams,
+  result: SetModelResult,
+  capability: 'daemon.sessions.setModel',
+  summary:
+    'Changes the session’s model from its next turn on; every attached client gets session/update.',
+  specRef: 'sessions.md#session-set-model',
 });
 
 // session/update (d->c)

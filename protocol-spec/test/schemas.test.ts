@@ -111,7 +111,13 @@ describe('schemas reject wrong types', () => {
   }
 
   // Objects with only optional members that a Lua encoder sends as `[]` (base.ts objectOrEmptyArray).
-  const emptyArrayAllowed = new Set(['Initialized', 'Shutdown', 'Exit', 'SessionList']);
+  const emptyArrayAllowed = new Set([
+    'Initialized',
+    'Shutdown',
+    'Exit',
+    'SessionList',
+    'ToolsList',
+  ]);
   it('a params object must be an object: arrays, strings and null are rejected', () => {
     for (const { key, part } of objectMessages) {
       if (part === 'params' && emptyArrayAllowed.has(key)) continue; // checked below

@@ -13,15 +13,16 @@ import {
   type ResolvedProvider,
 } from '../providers/index.js';
 import type { Script } from '@arbor/protocol';
-import { MEMORY_TOOLS, TurnMemory } from '../tools/memory.js';
+import { TurnMemory } from '../tools/memory.js';
 import type { Tool } from '../tools/tool.js';
-import { Toolbelt, composeToolbelt } from '../tools/toolbelt.js';
+import { composeTurnTools } from '../tools/catalogue.js';
+import { Toolbelt } from '../tools/toolbelt.js';
 import { TurnCancelled } from './abort.js';
 import type { BudgetLimits } from './budgetLimits.js';
 import { ExecutionTree } from './executionTree.js';
 import { AgentLoop } from './loop.js';
 import { rootSystemPrompt } from './prompts.js';
-import { RUN_SUBTASK, runSubtaskTool } from './subtaskTools.js';
+import { RUN_SUBTASK } from './subtaskTools.js';
 import type { ToolGate } from './toolGate.js';
 import { BudgetExceededError, TurnBudget } from './turnBudget.js';
 import type { Log, TurnContext } from './turnContext.js';
@@ -135,18 +136,10 @@ export class UnifiedTurnRunner implements TurnRunner {
         signal: controller.signal,
         log: options.log,
       };
-      const belt = provider.capabilities.tools
-        ? composeToolbelt(
-            [runSubtaskTool as Tool],
-            MEMORY_TOOLS,
-            options.tools,
-            withoutNames(request.tools ?? [], [
-              RUN_SUBTASK,
-              ...MEMORY_TOOLS.map((t) => t.name),
-              ...options.tools.map((t) => t.name),
-            ]),
-          )
-        : new Toolbelt([]);
+      // The same composition tools/list reports (tools/catalogue.ts), so the two cannot drift.
+      const belt = new Toolbelt(
+        provider.capabilities.tools ? composeTurnTools(options.tools, request.tools ?? []) : [],
+      );
       loop = new AgentLoop(ctx, {
         nodeId: tree.rootId,
         depth: 0,
@@ -229,9 +222,4 @@ function withScriptBudgets(
   for (const [kind, limit] of Object.entries(budgets) as [BudgetKind, number | undefined][])
     if (limit !== undefined) replaced[LIMIT_OF_KIND[kind]] = limit;
   return replaced;
-}
-
-/** The session's tools never shadow the daemon's own (their name wins). */
-function withoutNames(tools: readonly Tool[], taken: readonly string[]): Tool[] {
-  return tools.filter((tool) => !taken.includes(tool.name));
 }

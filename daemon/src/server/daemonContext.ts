@@ -5,6 +5,7 @@
 import type { DaemonCapabilities } from '@arbor/protocol';
 import type { Logger } from '../logging/logger.js';
 import type { SessionManager } from '../session/sessionManager.js';
+import type { ToolCatalogueSource } from '../tools/catalogue.js';
 import type { ConnectionLimits } from './connectionLimits.js';
 
 export interface DaemonContext {
@@ -20,15 +21,18 @@ export interface DaemonContext {
   nextClientId(): string;
   /** Overrides of DEFAULT_CONNECTION_LIMITS. */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** Serves tools/list (advertised as `capabilities.tools`); absent: the method is not served. */
+  tools?: ToolCatalogueSource;
 }
 
 export function daemonCapabilities(context: DaemonContext): DaemonCapabilities {
   return {
-    sessions: { persistence: true },
+    sessions: { persistence: true, setModel: true },
     attach: { replay: true, replayRetention: context.replayRetention },
     permissionModes: ['plan', 'default', 'auto'],
     clientTools: {},
     plan: {},
+    ...(context.tools && { tools: {} }),
     maxMessageBytes: context.maxMessageBytes,
     ...(context.testing && { testing: { scriptedProvider: {} } }),
   };

@@ -6,13 +6,15 @@ import { PROTOCOL_PACKAGE_VERSION } from '@arbor/protocol';
 import type { TurnRunner } from '../agent/turnRunner.js';
 import { ConfigError, type DaemonConfig } from '../config/daemonConfig.js';
 import type { TurnToolsProvider, TurnToolsRequest } from '../tools/toolset.js';
+import type { ToolCatalogueSource } from '../tools/catalogue.js';
+import { lazyToolCatalogue } from '../tools/lazyCatalogue.js';
 import { DAEMON_TOOL_NAMES } from '../tools/toolNames.js';
 import type { Logger } from '../logging/logger.js';
-import { SessionManager } from '../session/sessionManager.js';
-import type { Store } from '../store/index.js';
 import { daemonSecrets } from '../security/secretRedactor.js';
 import { startupSecrets } from '../security/startupSecrets.js';
 import { configureSandbox } from '../tools/sandbox/sandboxSettings.js';
+import { SessionManager } from '../session/sessionManager.js';
+import type { Store } from '../store/index.js';
 import { clientIdAllocator, type DaemonContext } from './daemonContext.js';
 import { formatAddress, parseListenAddress } from './listenAddress.js';
 import { serveSocket } from './socketTransport.js';
@@ -42,12 +44,12 @@ export async function createDaemonContext(
       `alwaysAsk names unknown tools: ${unknown.join(', ')} (known: ${DAEMON_TOOL_NAMES.join(', ')})`,
     );
   }
-  // SQLite loads here, for `arbor daemon` only: --version and --help never touch it.
-  const { openStore, EVENT_RETENTION } = await import('../store/index.js');
   // Before any session exists: every event and command output is redacted of
   // these, and every command runs with these settings.
   daemonSecrets.add(...startupSecrets(config, process.env));
   configureSandbox({ ...config.sandbox, dataDir: config.dataDir });
+  // SQLite loads here, for `arbor daemon` only: --version and --help never touch it.
+  const { openStore, EVENT_RETENTION } = await import('../store/index.js');
   const store = openStore(config.dataDir);
   try {
     const agent = lazyAgent(options);
@@ -71,6 +73,7 @@ export async function createDaemonContext(
       testing: options.testing || config.provider === 'scripted',
       daemonVersion: options.daemonVersion,
       nextClientId: clientIdAllocator(),
+      tools: agent.tools,
     };
     return { context, store };
   } catch (error) {
@@ -87,6 +90,7 @@ export async function createDaemonContext(
 function lazyAgent({ config, log }: DaemonOptions): {
   turnRunner: () => Promise<TurnRunner>;
   toolsets: TurnToolsProvider;
+  tools: ToolCatalogueSource;
 } {
   let pending: Promise<TurnRunner> | undefined;
   // Loaded with the agent; a session asks for tools only after its runner is loaded.
@@ -127,7 +131,12 @@ function lazyAgent({ config, log }: DaemonOptions): {
       });
     return pending;
   };
-  return { turnRunner, toolsets };
+  // tools/list loads the agent as the first chat/send does, and lists from the same toolsets.
+  const tools = lazyToolCatalogue(async () => {
+    await turnRunner();
+    return { toolsets, alwaysAsk: config.alwaysAsk };
+  });
+  return { turnRunner, toolsets, tools };
 }
 
 export async function runDaemon(options: DaemonOptions & { stdio: boolean }): Promise<void> {
@@ -145,6 +154,7 @@ export async function runDaemon(options: DaemonOptions & { stdio: boolean }): Pr
   }
   if (!config.listen) throw new Error('arbor daemon needs --stdio or --listen <address>');
   const token = loadOrCreateToken(config.dataDir);
+  daemonSecrets.add(token);
   const server = await serveSocket(context, parseListenAddress(config.listen), token);
   // Machine-readable: launchers and tests read the bound address from this line.
   process.stderr.write(`arbor: listening on ${formatAddress(server.address)}\n`);
@@ -154,5 +164,4 @@ export async function runDaemon(options: DaemonOptions & { stdio: boolean }): Pr
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
-  daemonSecrets.add(token);
 }

@@ -41,6 +41,7 @@ import { ApprovalBroker } from '../permissions/approvalBroker.js';
 import { SessionGrants } from '../permissions/grants.js';
 import type { TurnToolsProvider } from '../tools/toolset.js';
 import { asClientPeer, type ClientPeer } from './clientPeer.js';
+import { acceptedModel } from './sessionModel.js';
 
 export interface SessionDeps {
   store: Store;
@@ -167,10 +168,13 @@ export class Session {
     if (role !== 'controller')
       this.approvals.controllerLeft({ clientId: subscriber.clientId, isClosed: false });
     const subscription = this.bus.subscribe(subscriber, sinceSeq);
+    // A plain attach mid-turn gets the running turn as a snapshot: without it the
+    // client could not render the turn (sessions.md#sessions-attach-mid-turn).
+    const midTurn = sinceSeq === undefined && this.running !== undefined;
     const outcome: AttachOutcome = {
       role,
       lastSeq: subscription.lastSeq,
-      replay: subscription.replay,
+      replay: midTurn ? 'snapshot' : subscription.replay,
       release: () => {
         subscription.release();
         // After the attach response and the replay: pending approvals again (approvals.md#approval-resend).
@@ -183,7 +187,7 @@ export class Session {
           this.approvals.controllerAttached(peer);
       },
     };
-    if (subscription.replay === 'snapshot') {
+    if (outcome.replay === 'snapshot') {
       outcome.snapshot = {
         ...(this.running && {
           turnId: this.running.turnId,
@@ -216,6 +220,20 @@ export class Session {
     // Pending approvals that the new mode decides are released (approvals.md#mode-switch).
     this.approvals.modeChanged(mode);
     return mode;
+  }
+
+  /**
+   * sessions.md#session-set-model: from the next turn on (a running turn read
+   * its model when it started); every attached client is told.
+   */
+  setModel(clientId: string, model: string): string {
+    this.requireController(clientId, Methods.SessionSetModel.method);
+    const accepted = acceptedModel(model);
+    if (this.info.model !== accepted) {
+      this.refresh(this.deps.store.updateSession(this.id, { model: accepted }));
+    }
+    this.emit(Methods.SessionUpdate, { model: accepted });
+    return accepted;
   }
 
   /**

@@ -11,11 +11,10 @@ import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { BudgetKind, ParamsOf, ResultOf, Script, SessionInfo } from '@arbor/protocol';
 import { Methods } from '@arbor/protocol';
-import { withoutModelCredentials } from '../providers/localCredentials.js';
-import { ModelRefError, parseModelRef } from '../providers/modelRef.js';
 import { rpcErrors } from '../rpcError.js';
 import { StoreError } from '../store/storeError.js';
 import { Session, type SessionDeps } from './session.js';
+import { acceptedModel } from './sessionModel.js';
 
 export type NewSessionParams = ParamsOf<typeof Methods.SessionNew>;
 export type ListSessionsParams = ParamsOf<typeof Methods.SessionList>;
@@ -53,11 +52,9 @@ export class SessionManager {
 
   create(params: NewSessionParams): Session {
     const workspaceRoot = checkWorkspaceRoot(params.workspaceRoot);
-    if (params.model !== undefined) checkModel(params.model);
     const stored = this.deps.store.createSession({
       ...params,
-      // URL credentials stay in this process, never in the store or SessionInfo.
-      ...(params.model !== undefined && { model: withoutModelCredentials(params.model) }),
+      ...(params.model !== undefined && { model: acceptedModel(params.model) }),
       workspaceRoot,
       sessionId: this.newSessionId(),
     });
@@ -102,7 +99,9 @@ export class SessionManager {
   load(sessionId: string): ResultOf<typeof Methods.SessionLoad> {
     const loaded = this.deps.store.loadSession(sessionId);
     if (!loaded) throw rpcErrors.sessionNotFound(sessionId);
-    return { ...loaded, session: this.withLiveState(loaded.session) };
+    // Read in the same tick as the messages: attaching with sinceSeq = lastSeq misses nothing.
+    const lastSeq = this.deps.store.lastSeq(sessionId);
+    return { ...loaded, session: this.withLiveState(loaded.session), lastSeq };
   }
 
   /**
@@ -155,16 +154,6 @@ export class SessionManager {
   private withLiveState(info: SessionInfo): SessionInfo {
     const session = this.live.get(info.sessionId);
     return session ? { ...info, state: session.state } : info;
-  }
-}
-
-/** sessions.md#sessions-new-invalid-model: malformed, or a provider this daemon does not know. */
-function checkModel(model: string): void {
-  try {
-    parseModelRef(model);
-  } catch (error) {
-    if (error instanceof ModelRefError) throw rpcErrors.invalidModel(error.message);
-    throw error;
   }
 }
 

@@ -70,6 +70,7 @@ export function createClientTools(
         input,
         inputJsonSchema: declaration.inputSchema as Record<string, unknown>,
         category: declaration.category,
+        origin: 'client',
         execute: async (args, ctx) => {
           if (host.isClosed) return { content: CLIENT_GONE, isError: true };
           const cancel = new AbortController();

@@ -45,6 +45,8 @@ export interface Tool<I = unknown> {
   readonly lock?: string;
   /** JSON Schema offered to the model instead of the one derived from `input` (client tools). */
   readonly inputJsonSchema?: Record<string, unknown>;
+  /** Who provides it, as tools/list reports it: `client`, `mcp:<server>`; absent: the daemon. */
+  readonly origin?: string;
   /** The file a call changes, for the gate's protected-path check (write tools). */
   targetPath?(args: I): string | undefined;
   /**
@@ -63,6 +65,7 @@ export interface ToolSpec<I> {
   parallelSafe?: boolean;
   lock?: string;
   inputJsonSchema?: Record<string, unknown>;
+  origin?: string;
   targetPath?(args: I): string | undefined;
   grantKey?(args: I): string;
   execute(args: I, ctx: ToolContext): Promise<ToolOutput> | ToolOutput;
@@ -78,6 +81,7 @@ export function defineTool<I>(spec: ToolSpec<I>): Tool<I> {
     parallelSafe: spec.parallelSafe ?? true,
     ...(spec.lock === undefined ? {} : { lock: spec.lock }),
     ...(spec.inputJsonSchema === undefined ? {} : { inputJsonSchema: spec.inputJsonSchema }),
+    ...(spec.origin === undefined ? {} : { origin: spec.origin }),
     ...(spec.targetPath === undefined ? {} : { targetPath: spec.targetPath }),
     ...(spec.grantKey === undefined ? {} : { grantKey: spec.grantKey }),
     execute: async (args, ctx) => spec.execute(args, ctx),

@@ -82,7 +82,7 @@ export class ChatController extends Disposable {
           return await this.setMode(message.mode);
         case 'setModel':
           await this.memento.update('arbor.model', message.model);
-          return await this.newChat(message.model);
+          return await this.setModel(message.model);
         case 'approve': {
           const ok = this.#view?.approvals.decide(approvalKey(message), message.decision);
           if (!ok) this.#notice('info', 'That approval is no longer pending.');
@@ -139,6 +139,22 @@ export class ChatController extends Disposable {
       mode,
     });
     this.#post({ type: 'mode', mode: result.mode });
+  }
+
+  /**
+   * The model picker: the open chat goes on with the new model from its next
+   * turn when the daemon can switch models; otherwise a new chat starts with it.
+   */
+  async setModel(model: string): Promise<void> {
+    if (
+      !this.#client ||
+      !this.#sessionId ||
+      !this.#client.hasCapability('daemon.sessions.setModel')
+    )
+      return await this.newChat(model);
+    await this.#client.request(Methods.SessionSetModel, { sessionId: this.#sessionId, model });
+    // session/update brought the model to the view; the picker shows it.
+    this.#postModels();
   }
 
   /** Asks for a mode with a quick pick (the "Set Permission Mode" command). */

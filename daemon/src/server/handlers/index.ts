@@ -5,11 +5,13 @@ import { MethodRouter } from '../methodRouter.js';
 import { registerChatMethods } from './chatMethods.js';
 import { registerSessionMethods } from './sessionMethods.js';
 import { registerTestingMethods } from './testingMethods.js';
+import { registerToolsMethods } from './toolsMethods.js';
 
 export function buildRouter(context: DaemonContext): MethodRouter<ClientContext> {
   const router = new MethodRouter<ClientContext>();
   registerSessionMethods(router, context.sessions);
   registerChatMethods(router, context.sessions);
+  if (context.tools) registerToolsMethods(router, context.sessions, context.tools);
   if (context.testing) registerTestingMethods(router, context.sessions);
   return router;
 }

@@ -44,5 +44,8 @@ export function registerSessionMethods(
     })
     .onRequest(Methods.SessionSetPermissionMode, (params, client) => ({
       mode: sessions.get(params.sessionId).setPermissionMode(client.clientId, params.mode),
+    }))
+    .onRequest(Methods.SessionSetModel, (params, client) => ({
+      model: sessions.get(params.sessionId).setModel(client.clientId, params.model),
     }));
 }

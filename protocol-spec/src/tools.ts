@@ -1,0 +1,64 @@
+/**
+ * Tools: `tools/list`, what a model may call — the daemon's built-in tools,
+ * and for a session the whole toolset a turn of the requesting client gets,
+ * with what the session's permission mode does with a call of each.
+ */
+import { z } from 'zod';
+import { JsonSchemaObject, SessionId, ToolCategory, message, objectOrEmptyArray } from './base.js';
+import { request } from './descriptor.js';
+import { ToolName } from './lifecycle.js';
+
+export const ToolOrigin = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe(
+    'Who provides the tool: daemon, client (declared by the requesting client) or mcp:<server>. Open: other values may come',
+  );
+
+export const ToolPermission = z
+  .enum(['run', 'ask', 'block'])
+  .describe(
+    "What the session's current permission mode does with a call of the tool: run at once, ask a controller, or block",
+  );
+export type ToolPermission = z.infer<typeof ToolPermission>;
+
+export const ToolInfo = message({
+  name: ToolName.describe('The name the model calls the tool by'),
+  description: z.string().max(4000).describe('The description the model is given'),
+  category: ToolCategory,
+  inputSchema: JsonSchemaObject.describe(
+    'JSON Schema of the arguments object, exactly as the model is offered it',
+  ),
+  parallelSafe: z
+    .boolean()
+    .describe('Calls may run concurrently with the other calls of the same model reply'),
+  origin: ToolOrigin,
+  permission: ToolPermission.optional().describe(
+    'Present exactly when the request named a session',
+  ),
+}).describe('A tool a model may call');
+export type ToolInfo = z.infer<typeof ToolInfo>;
+
+export const ToolsListParams = message({
+  sessionId: SessionId.optional().describe(
+    "Absent: the daemon's built-in tools. Present: every tool a turn of this client in that session offers the model",
+  ),
+});
+export const ToolsListResult = message({
+  tools: z.array(ToolInfo).describe('In the order the model is offered them; names are unique'),
+});
+export type ToolsListResult = z.infer<typeof ToolsListResult>;
+
+export const ToolsList = request({
+  method: 'tools/list',
+  direction: 'clientToDaemon',
+  // Params may be omitted (or `[]` from a Lua encoder): the built-in tools.
+  params: objectOrEmptyArray(ToolsListParams).default({}),
+  result: ToolsListResult,
+  capability: 'daemon.tools',
+  since: 1,
+  summary:
+    "Lists the tools a model may call: the daemon's built-in tools, or a session's whole toolset with each tool's permission.",
+  specRef: 'tools.md#tools-list',
+});
