@@ -16,6 +16,10 @@ export const BudgetKind = z.enum([
 ]);
 export type BudgetKind = z.infer<typeof BudgetKind>;
 
+/** A limit per budget kind, e.g. `{"llm_calls": 5}`. */
+export const BudgetLimitsByKind = z.partialRecord(BudgetKind, z.number().int().positive());
+export type BudgetLimitsByKind = z.infer<typeof BudgetLimitsByKind>;
+
 export const BudgetExceededParams = message({
   ...sessionEvent,
   turnId: TurnId,

@@ -1,6 +1,7 @@
 /** Turns: `chat/send` starts one, `chat/cancel` stops it, `chat/chunk` streams its text. */
 import { z } from 'zod';
 import { NodeId, SessionId, TurnId, message, sessionEvent } from './base.js';
+import { BudgetLimitsByKind } from './budget.js';
 import { notification, request } from './descriptor.js';
 
 /** Longest user message accepted by `chat/send`, in Unicode code points. */
@@ -9,6 +10,9 @@ export const MAX_USER_MESSAGE_CHARS = 200_000;
 export const ChatSendParams = message({
   sessionId: SessionId,
   text: z.string().min(1).max(MAX_USER_MESSAGE_CHARS),
+  budgets: BudgetLimitsByKind.optional().describe(
+    'Lower limits for this turn only (a cheap turn); a value above the daemon’s own limit changes nothing. Honoured when the daemon advertises capabilities.budgets',
+  ),
 });
 export const ChatSendResult = message({ turnId: TurnId });
 export const ChatSend = request({

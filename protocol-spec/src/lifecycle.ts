@@ -9,6 +9,7 @@ import {
   objectOrEmptyArray,
   PermissionMode,
 } from './base.js';
+import { BudgetLimitsByKind } from './budget.js';
 import { notification, request } from './descriptor.js';
 
 /** Empty object = supported; absent = unsupported. Sub-fields refine the support. */
@@ -45,6 +46,18 @@ export const DaemonCapabilities = message({
     'The daemon offers declared client tools to the model',
   ),
   plan: Supported.optional().describe('The daemon sends plan/update'),
+  budgets: message({
+    limits: BudgetLimitsByKind.describe('The limit of each budget kind a turn runs under'),
+  })
+    .optional()
+    .describe('The effective budget limits; chat/send budgets can lower them for one turn'),
+  approvals: message({
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .describe('How long an approval waits for an answer before it ends timed_out'),
+  }).optional(),
   tools: Supported.optional().describe('The daemon serves tools/list (protocol 1.1)'),
   chunks: message({
     coalesceMs: z

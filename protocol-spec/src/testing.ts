@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { Empty, NonNegativeInt, PermissionMode, SessionId, ToolCallId, message } from './base.js';
-import { BudgetKind } from './budget.js';
+import { BudgetLimitsByKind } from './budget.js';
 import { request } from './descriptor.js';
 import { TurnState } from './session.js';
 import { ExecutionTreeSnapshot } from './tree.js';
@@ -48,10 +48,9 @@ export type ScriptInput = z.input<typeof Script>;
 export const SetScriptParams = message({
   sessionId: SessionId.optional().describe('Absent: the script for sessions created afterwards'),
   script: Script,
-  budgets: z
-    .partialRecord(BudgetKind, z.number().int().positive())
-    .optional()
-    .describe('Lower budget limits for the turns this script drives, so tests can reach them'),
+  budgets: BudgetLimitsByKind.optional().describe(
+    'Lower budget limits for the turns this script drives, so tests can reach them',
+  ),
 });
 export const SetScript = request({
   method: '_arbor/testing/setScript',

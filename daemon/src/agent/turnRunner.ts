@@ -44,6 +44,8 @@ export interface TurnRequest {
   script: Script | undefined;
   /** Limits given with that script (setScript `budgets`): they replace the daemon's for this turn. */
   budgets?: Partial<Record<BudgetKind, number>>;
+  /** Limits the client asked for (chat/send `budgets`): they can only lower the daemon's. */
+  lowerBudgets?: Partial<Record<BudgetKind, number>>;
   /** Read at call time: the mode may change while the turn runs. */
   permissionMode: () => PermissionMode;
   history: readonly HistoryMessage[];

@@ -4,7 +4,7 @@
  * ends the turn: open nodes closed, `cost/summary` sent, snapshot returned.
  */
 import { setMaxListeners } from 'node:events';
-import { Methods, type BudgetKind, type NodeStatus, type StopReason } from '@arbor/protocol';
+import { Methods, type NodeStatus, type StopReason } from '@arbor/protocol';
 import { ModelRefError } from '../providers/modelRef.js';
 import { ProviderError, type Provider } from '../providers/provider.js';
 import {
@@ -18,7 +18,7 @@ import type { Tool } from '../tools/tool.js';
 import { composeTurnTools } from '../tools/catalogue.js';
 import { Toolbelt } from '../tools/toolbelt.js';
 import { TurnCancelled } from './abort.js';
-import type { BudgetLimits } from './budgetLimits.js';
+import { withBudgets, type BudgetLimits } from './budgetLimits.js';
 import { ExecutionTree } from './executionTree.js';
 import { AgentLoop } from './loop.js';
 import { rootSystemPrompt } from './prompts.js';
@@ -60,7 +60,11 @@ export class UnifiedTurnRunner implements TurnRunner {
   async run(request: TurnRequest): Promise<TurnResult> {
     const { options } = this;
     const { turnId } = request;
-    const limits = withScriptBudgets(options.budgets, request.budgets);
+    const limits = withBudgets(
+      withBudgets(options.budgets, request.budgets, 'replace'),
+      request.lowerBudgets,
+      'lower',
+    );
     const events = new TurnEvents(request.events, turnId, options.chunkCoalesceMs);
     const tree = new ExecutionTree(turnId, (nodes) =>
       events.emit(Methods.TreeUpdate, { turnId, nodes }),
@@ -198,28 +202,4 @@ export class UnifiedTurnRunner implements TurnRunner {
       ...(error === undefined ? {} : { error }),
     };
   }
-}
-
-/** Which limit each budget kind of setScript `budgets` replaces (appendix-scripted-provider.md#set-script). */
-const LIMIT_OF_KIND: Record<BudgetKind, keyof BudgetLimits> = {
-  depth: 'maxDepth',
-  iterations: 'maxIterationsPerLevel',
-  parallel: 'maxParallel',
-  subtasks: 'maxSubtasks',
-  llm_calls: 'maxLlmCalls',
-  tool_calls: 'maxToolCalls',
-  wall_clock_ms: 'maxWallClockMs',
-  tool_result_bytes: 'maxToolResultBytes',
-  history_tokens: 'maxHistoryTokens',
-};
-
-function withScriptBudgets(
-  limits: BudgetLimits,
-  budgets: Partial<Record<BudgetKind, number>> | undefined,
-): BudgetLimits {
-  if (!budgets) return limits;
-  const replaced = { ...limits };
-  for (const [kind, limit] of Object.entries(budgets) as [BudgetKind, number | undefined][])
-    if (limit !== undefined) replaced[LIMIT_OF_KIND[kind]] = limit;
-  return replaced;
 }

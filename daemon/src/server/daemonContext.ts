@@ -2,7 +2,7 @@
  * What every client connection shares: the sessions, the logger, the limits
  * and the capabilities this daemon advertises.
  */
-import type { DaemonCapabilities } from '@arbor/protocol';
+import type { BudgetLimitsByKind, DaemonCapabilities } from '@arbor/protocol';
 import type { Logger } from '../logging/logger.js';
 import type { SessionManager } from '../session/sessionManager.js';
 import type { ToolCatalogueSource } from '../tools/catalogue.js';
@@ -19,6 +19,10 @@ export interface DaemonContext {
   daemonVersion: string;
   /** Allocates the name a connection has in logs and in `initialize`'s result. */
   nextClientId(): string;
+  /** The budget limits turns run under (capabilities.budgets.limits), when known. */
+  budgetLimits?: BudgetLimitsByKind;
+  /** How long an approval waits (capabilities.approvals.timeoutMs), when known. */
+  approvalTimeoutMs?: number;
   /** Overrides of DEFAULT_CONNECTION_LIMITS. */
   connectionLimits?: Partial<ConnectionLimits>;
   /** Serves tools/list (advertised as `capabilities.tools`); absent: the method is not served. */
@@ -34,6 +38,10 @@ export function daemonCapabilities(context: DaemonContext): DaemonCapabilities {
     plan: {},
     ...(context.tools && { tools: {} }),
     maxMessageBytes: context.maxMessageBytes,
+    ...(context.budgetLimits && { budgets: { limits: context.budgetLimits } }),
+    ...(context.approvalTimeoutMs !== undefined && {
+      approvals: { timeoutMs: context.approvalTimeoutMs },
+    }),
     ...(context.testing && { testing: { scriptedProvider: {} } }),
   };
 }

@@ -15,6 +15,7 @@ import { startupSecrets } from '../security/startupSecrets.js';
 import { configureSandbox } from '../tools/sandbox/sandboxSettings.js';
 import { SessionManager } from '../session/sessionManager.js';
 import type { Store } from '../store/index.js';
+import { limitsByKind } from '../agent/budgetLimits.js';
 import { clientIdAllocator, type DaemonContext } from './daemonContext.js';
 import { formatAddress, parseListenAddress } from './listenAddress.js';
 import { serveSocket } from './socketTransport.js';
@@ -73,6 +74,8 @@ export async function createDaemonContext(
       testing: options.testing || config.provider === 'scripted',
       daemonVersion: options.daemonVersion,
       nextClientId: clientIdAllocator(),
+      budgetLimits: limitsByKind(config.budgets),
+      approvalTimeoutMs: config.approvalTimeoutMs,
       tools: agent.tools,
     };
     return { context, store };

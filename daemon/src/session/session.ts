@@ -14,6 +14,7 @@ import {
   type SessionSnapshot,
   type AttachRole,
   type BudgetKind,
+  type BudgetLimitsByKind,
   type ExecutionTreeNode,
   type ModelCost,
   type NotificationDescriptor,
@@ -240,7 +241,11 @@ export class Session {
    * Reserves the turn at once (so a second chat/send gets TurnInProgress) and
    * returns `begin`, to be called after the `{turnId}` response is sent.
    */
-  startTurn(clientId: string, text: string): { turnId: string; begin: () => void } {
+  startTurn(
+    clientId: string,
+    text: string,
+    budgets?: BudgetLimitsByKind,
+  ): { turnId: string; begin: () => void } {
     this.requireController(clientId, Methods.ChatSend.method);
     if (this.running) throw rpcErrors.turnInProgress(this.running.turnId);
     const turnId = `turn_${randomUUID()}`;
@@ -270,7 +275,7 @@ export class Session {
     this.info.state = 'running';
     this.liveTree = new Map();
     this.liveTexts = new Map();
-    return { turnId, begin: () => void this.runTurn(running, text, history) };
+    return { turnId, begin: () => void this.runTurn(running, text, history, budgets) };
   }
 
   /** false: no matching turn was running. */
@@ -391,6 +396,7 @@ export class Session {
     running: RunningTurn,
     text: string,
     history: HistoryMessage[],
+    lowerBudgets: BudgetLimitsByKind | undefined,
   ): Promise<void> {
     const { turnId, abort } = running;
     let open = true;
@@ -429,6 +435,7 @@ export class Session {
         model: this.info.model,
         script: this.script,
         ...(this.scriptBudgets && { budgets: this.scriptBudgets }),
+        ...(lowerBudgets && { lowerBudgets }),
         permissionMode: () => this.info.permissionMode,
         history,
         ...(this.deps.toolsets && {

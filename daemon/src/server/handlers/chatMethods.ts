@@ -10,7 +10,9 @@ export function registerChatMethods(
 ): void {
   router
     .onRequest(Methods.ChatSend, (params, client) => {
-      const turn = sessions.get(params.sessionId).startTurn(client.clientId, params.text);
+      const turn = sessions
+        .get(params.sessionId)
+        .startTurn(client.clientId, params.text, params.budgets);
       // `{turnId}` goes out first; session/state running and the turn follow.
       client.afterReply(turn.begin);
       return { turnId: turn.turnId };
