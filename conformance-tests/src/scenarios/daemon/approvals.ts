@@ -24,7 +24,9 @@ import { Abort } from '../scenario.js';
 import {
   type DaemonContext,
   type Initialized,
+  type Note,
   describe,
+  notes,
   requireDaemonCapability,
   requireSocket,
   sleep,
@@ -143,26 +145,6 @@ async function attach(
   );
 }
 
-interface Note {
-  index: number;
-  method: string;
-  params: JsonObject;
-}
-
-/** Every event of the session one client received, with its position on the connection. */
-function notes(conn: Connection, sessionId: string): Note[] {
-  return conn.messages
-    .filter((m) => m.kind === 'notification')
-    .map((m) => {
-      const msg = m.message as JsonObject;
-      return {
-        index: m.index,
-        method: String(msg.method),
-        params: (msg.params ?? {}) as JsonObject,
-      };
-    })
-    .filter((n) => n.params.sessionId === sessionId);
-}
 
 function requestIndex(conn: Connection, id: string | number): number {
   return conn.messages.findIndex(

@@ -193,3 +193,24 @@ export async function exitCode(
     new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs)),
   ]);
 }
+
+export interface Note {
+  index: number;
+  method: string;
+  params: JsonObject;
+}
+
+/** Every event of the session one client received, with its position on the connection. */
+export function notes(conn: Connection, sessionId: string): Note[] {
+  return conn.messages
+    .filter((m) => m.kind === 'notification')
+    .map((m) => {
+      const msg = m.message as JsonObject;
+      return {
+        index: m.index,
+        method: String(msg.method),
+        params: (msg.params ?? {}) as JsonObject,
+      };
+    })
+    .filter((n) => n.params.sessionId === sessionId);
+}

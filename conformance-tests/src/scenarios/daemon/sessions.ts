@@ -4,31 +4,15 @@ import path from 'node:path';
 import type { Connection, Incoming, JsonObject } from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
 import { Abort } from '../scenario.js';
-import { type DaemonContext, describe, errorCode, sleep } from './context.js';
+import { type DaemonContext, type Note, describe, errorCode, notes, sleep } from './context.js';
 import { isTurnEvent, scriptedSession, send } from './turns.js';
 
 /** Models no daemon can take: no provider:model form, or a provider nobody ships. */
 const INVALID_MODELS = ['nocolon', 'bogusprovider:x', ':'];
 
-interface Note {
-  index: number;
-  method: string;
-  params: JsonObject;
-}
-
 /** The session's events (notifications with a seq) one client received, in order. */
 function events(conn: Connection, sessionId: string): Note[] {
-  return conn.messages
-    .filter((m) => m.kind === 'notification')
-    .map((m) => {
-      const msg = m.message as JsonObject;
-      return {
-        index: m.index,
-        method: String(msg.method),
-        params: (msg.params ?? {}) as JsonObject,
-      };
-    })
-    .filter((n) => n.params.sessionId === sessionId && typeof n.params.seq === 'number');
+  return notes(conn, sessionId).filter((n) => typeof n.params.seq === 'number');
 }
 
 const isDeletedOf =
