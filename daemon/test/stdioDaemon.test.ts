@@ -182,6 +182,11 @@ describe('stdio daemon (process)', function () {
     client.notify('$/cancelRequest', {});
     client.notify('$/cancelRequest');
     assert.ok(await client.result(Methods.SessionList.method, {}));
+    // A request of that name is an unknown method like any other: it is answered.
+    for (const params of [undefined, {}, null, [], { id: { bad: true } }]) {
+      const answer = await client.request('$/cancelRequest', params, 2000);
+      assert.equal((answer['error'] as { code: number }).code, ErrorCodes.MethodNotFound);
+    }
   });
 
   it('$/setTrace on makes the daemon send $/logTrace', async () => {

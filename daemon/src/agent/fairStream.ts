@@ -7,8 +7,12 @@
  */
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 
-/** Longest stretch one turn's stream runs before other work gets its turn. */
-export const SLICE_MS = 8;
+/**
+ * Longest stretch one turn's stream runs before other work gets its turn.
+ * Short: vscode-jsonrpc handles one queued message per event-loop turn, so
+ * the slice bounds how many other requests are answered per second.
+ */
+export const SLICE_MS = 2;
 
 export async function* fairly<T>(iterable: AsyncIterable<T>): AsyncGenerator<T> {
   let sliceStart = performance.now();

@@ -32,8 +32,13 @@ export function checkEnvelope(value: unknown): EnvelopeCheck {
     return { ok: false, fault: faults.invalidRequest(`invalid JSON-RPC ${kind} (${detail})`, id) };
   }
   // vscode-jsonrpc reads `params.id` of a cancel notification unguarded; a bad
-  // one is a notification, so it is dropped rather than answered.
-  if (record['method'] === LspMethods.cancelRequest && !hasValidCancelId(record['params'])) {
+  // one is a notification, so it is dropped rather than answered. A *request*
+  // of that name is just an unknown method, answered like any other.
+  if (
+    !hasId &&
+    record['method'] === LspMethods.cancelRequest &&
+    !hasValidCancelId(record['params'])
+  ) {
     return { ok: false, fault: null };
   }
   // The original object goes on: zod's parse strips fields we must not lose.

@@ -145,7 +145,6 @@ async function attach(
   );
 }
 
-
 function requestIndex(conn: Connection, id: string | number): number {
   return conn.messages.findIndex(
     (m) => m.kind === 'request' && (m.message as JsonObject).id === id,
