@@ -17,6 +17,7 @@ import { CHECKS } from './checks/registry.js';
 import { timeouts } from './harness/connection.js';
 import { spawnCommand, waitForSocket, type Spawned } from './harness/process.js';
 import { CLIENT_SCENARIOS } from './scenarios/client/index.js';
+import { streamBounds } from './scenarios/daemon/bounds.js';
 import type { DaemonTarget } from './scenarios/daemon/context.js';
 import { DAEMON_SCENARIOS } from './scenarios/daemon/index.js';
 import {
@@ -43,6 +44,8 @@ options:
   --scenario <id>              run only matching scenarios (repeatable)
   --jobs <n>                   scenarios run in parallel (default 4)
   --timeout <ms>               how long to wait for an answer (default 5000)
+  --slow-consumer-mib <n>      MiB streamed to a client that reads nothing (default 32); set it
+                               above your daemon's limit of unread bytes
 
 In --command, {tmp} is replaced by a fresh temporary directory per process.
 `;
@@ -92,6 +95,7 @@ export async function main(argv: string[]): Promise<number> {
         scenario: { type: 'string', multiple: true },
         jobs: { type: 'string', default: '4' },
         timeout: { type: 'string', default: '5000' },
+        'slow-consumer-mib': { type: 'string', default: '32' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -121,6 +125,10 @@ export async function main(argv: string[]): Promise<number> {
     if (!Number.isInteger(timeout) || timeout < 100)
       throw new UsageError('--timeout must be an integer of at least 100 (ms)');
     timeouts.requestMs = timeout;
+    const slowConsumerMiB = Number(values['slow-consumer-mib']);
+    if (!Number.isInteger(slowConsumerMiB) || slowConsumerMiB < 1)
+      throw new UsageError('--slow-consumer-mib must be a positive integer');
+    streamBounds.slowConsumerBytes = slowConsumerMiB * 1024 * 1024;
     const jobs = Number(values.jobs);
     if (!Number.isInteger(jobs) || jobs < 1)
       throw new UsageError('--jobs must be a positive integer');

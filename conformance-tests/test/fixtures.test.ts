@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { getCheck } from '../src/checks/registry.js';
 import { timeouts } from '../src/harness/connection.js';
+import { streamBounds } from '../src/scenarios/daemon/bounds.js';
 import { runClientSuite, runDaemonSuite, type SuiteResult } from '../src/suite.js';
 import { clientCommand, daemonCommand, listeningDaemon, pool } from './helpers.js';
 
@@ -87,6 +88,16 @@ const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }
   'delete-keeps-session': { check: 'daemon.sessions.delete-detaches', mode: 'socket' },
   'shutdown-leaves-turn': { check: 'daemon.lifecycle.shutdown-stdio-turns', mode: 'stdio' },
   'ignores-initialize-trace': { check: 'daemon.lifecycle.initialize-trace', mode: 'socket' },
+  'duplicate-id-processed': { check: 'daemon.jsonrpc.duplicate-id', mode: 'socket' },
+  'deep-body-processed': { check: 'daemon.jsonrpc.max-depth', mode: 'socket' },
+  'token-type-invalid-params': { check: 'daemon.transport.socket-token', mode: 'socket' },
+  'preauth-large-frame-kept-open': {
+    check: 'daemon.transport.preauth-frame-limit',
+    mode: 'socket',
+  },
+  'no-auth-deadline': { check: 'daemon.transport.preauth-deadline', mode: 'socket' },
+  'no-slow-consumer-limit': { check: 'daemon.sessions.slow-consumer-detached', mode: 'socket' },
+  'detached-keeps-streaming': { check: 'daemon.sessions.detached-resume', mode: 'socket' },
 };
 
 const CLIENT_DEFECTS: Record<string, string> = {
@@ -127,7 +138,22 @@ after(() => {
   timeouts.requestMs = 5000;
 });
 
+/**
+ * The slow-consumer scenario streams 6 MiB instead of 32: well past the
+ * reference daemon's limit of 2 MiB, and cheap enough for every socket run.
+ */
+function streamLess(): void {
+  const bytes = streamBounds.slowConsumerBytes;
+  before(() => {
+    streamBounds.slowConsumerBytes = 6 * 1024 * 1024;
+  });
+  after(() => {
+    streamBounds.slowConsumerBytes = bytes;
+  });
+}
+
 describe('the reference fixtures', () => {
+  streamLess();
   it('the reference daemon passes every check on stdio (socket-only checks skipped)', async () => {
     const result = await daemonRun(undefined, 'stdio');
     assert.deepEqual(failing(result), [], explain(result));
@@ -140,7 +166,11 @@ describe('the reference fixtures', () => {
       'daemon.approvals.first-valid-wins',
       'daemon.approvals.observer-not-asked',
       'daemon.approvals.resend-on-attach',
+      'daemon.sessions.detached-resume',
       'daemon.sessions.events-to-all-attached',
+      'daemon.sessions.slow-consumer-detached',
+      'daemon.transport.preauth-deadline',
+      'daemon.transport.preauth-frame-limit',
       'daemon.transport.socket-token',
     ]);
   });
@@ -175,6 +205,7 @@ describe('the reference fixtures', () => {
 
 describe('each broken daemon fails exactly its check', function () {
   this.timeout(120_000);
+  streamLess();
   const results = new Map<string, SuiteResult>();
   before(async () => {
     const entries = Object.entries(DAEMON_DEFECTS);

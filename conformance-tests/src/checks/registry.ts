@@ -120,6 +120,18 @@ export const CHECKS: readonly CheckDef[] = [
     '[] is read as {} where an object has only optional members (session/list, initialized, capabilities)',
   ),
   d(
+    'daemon.jsonrpc.duplicate-id',
+    'MUST',
+    'transport.md#transport-duplicate-id',
+    'a request with the id of one still unanswered gets -32600 with that id and is not processed; the first is answered',
+  ),
+  d(
+    'daemon.jsonrpc.max-depth',
+    'MUST',
+    'transport.md#transport-max-depth',
+    'a body nested more than 256 levels deep gets -32600 with id null, is not processed, and the connection stays open',
+  ),
+  d(
     'daemon.jsonrpc.unknown-method',
     'MUST',
     'transport.md#transport-unknown-method',
@@ -167,7 +179,19 @@ export const CHECKS: readonly CheckDef[] = [
     'daemon.transport.socket-token',
     'MUST',
     'lifecycle.md#lifecycle-token-rejected',
-    'a socket connection without the right token is refused with -33000',
+    'a socket initialize without the right token (missing, wrong, not a string, differing under initializationOptions) gets -33000 and the connection is closed',
+  ),
+  d(
+    'daemon.transport.preauth-frame-limit',
+    'SHOULD',
+    'transport.md#transport-preauth-bounds',
+    'before the token, a 1.5 MiB frame gets -33003 and the connection is closed',
+  ),
+  d(
+    'daemon.transport.preauth-deadline',
+    'SHOULD',
+    'transport.md#transport-preauth-bounds',
+    'a socket connection that never initializes is closed within 12 s',
   ),
 
   // Daemon: lifecycle.
@@ -315,6 +339,19 @@ export const CHECKS: readonly CheckDef[] = [
     'MUST',
     'sessions.md#sessions-delete-detaches',
     'after session/delete, requests naming the session get -33004',
+  ),
+  d(
+    'daemon.sessions.slow-consumer-detached',
+    'SHOULD',
+    'sessions.md#sessions-detached-slow-consumer',
+    "a client that reads nothing while 32 MiB of a session's events stream is detached with session/detached",
+  ),
+  d(
+    'daemon.sessions.detached-resume',
+    'CAPABILITY',
+    'sessions.md#sessions-detached-slow-consumer',
+    'nothing of the session follows session/detached; re-attaching with sinceSeq = the last seq seen replays the rest without a gap',
+    'daemon.testing.scriptedProvider',
   ),
   d(
     'daemon.sessions.attach-role',

@@ -502,6 +502,20 @@ export class Connection {
     });
   }
 
+  /**
+   * Stops reading what the implementation sends: once the OS buffers are
+   * full, its writes pile up on its side, as behind a client that stalled.
+   */
+  pauseReading(): void {
+    this.options.transcript.note(this.label, 'the harness stops reading');
+    this.options.input.pause();
+  }
+
+  resumeReading(): void {
+    this.options.transcript.note(this.label, 'the harness reads again');
+    this.options.input.resume();
+  }
+
   /** Notifications of `method` received so far. */
   notifications(method?: string): JsonObject[] {
     return this.messages

@@ -182,6 +182,17 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Whether the daemon closes the connection within `ms`; the timer never outlives the answer. */
+export function closedWithin(conn: Connection, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), Math.max(0, ms));
+    void conn.closed.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
 /** stdio: the daemon process's exit code, or 'timeout' if it has not exited within `timeoutMs`. */
 export async function exitCode(
   exit: Promise<number | null> | undefined,

@@ -2,6 +2,7 @@
 import type { Scenario } from '../scenario.js';
 import type { DaemonContext } from './context.js';
 import { batch, cancelInFlight, jsonRpcErrors, notifications, oversize } from './jsonrpc.js';
+import { duplicateId, maxDepth, preauthBounds, slowConsumer } from './bounds.js';
 import {
   emptyArrays,
   initializationOptions,
@@ -36,6 +37,8 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   notifications,
   cancelInFlight,
   oversize,
+  duplicateId,
+  maxDepth,
   nullParams,
   emptyArrays,
   lifecycleOrder,
@@ -47,8 +50,10 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   initializeTrace,
   versionNegotiation,
   socketToken,
+  preauthBounds,
   sessions,
   deleteDuringTurn,
+  slowConsumer,
   turn,
   cancel,
   budget,

@@ -5,6 +5,7 @@ import type { Scenario } from '../scenario.js';
 import { Abort } from '../scenario.js';
 import {
   type DaemonContext,
+  closedWithin,
   describe,
   errorCode,
   exitCode,
@@ -165,31 +166,57 @@ export const versionNegotiation: Scenario<DaemonContext> = {
   },
 };
 
+/** Tokens that are no token (lifecycle.md#lifecycle-token-rejected, #lifecycle-token-both-equal). */
+function badTokens(token: string): [string, Record<string, unknown>][] {
+  return [
+    ['no token', { token: undefined }],
+    ['a wrong token', { token: 'not-the-token' }],
+    ['a number as token', { token: 42 }],
+    ['an array as token', { token: [token] }],
+    ['an object as token', { token: { value: token } }],
+    [
+      'the token and a different initializationOptions.token',
+      { token, initializationOptions: { token: `${token}-other` } },
+    ],
+    [
+      'a number as initializationOptions.token',
+      { token: undefined, initializationOptions: { token: 7 } },
+    ],
+  ];
+}
+
 export const socketToken: Scenario<DaemonContext> = {
   id: 'daemon-socket-token',
   role: 'daemon',
-  title: 'a socket connection without the right token is refused with -33000',
+  title:
+    'a socket initialize without the right token (missing, wrong, not a string, two that differ) gets -33000, then the connection closes',
   checks: ['daemon.transport.socket-token'],
   async run(ctx) {
     requireSocket(ctx.target, 'the token is a socket feature');
-    for (const [label, token] of [
-      ['no-token', undefined],
-      ['bad-token', 'not-the-token'],
-    ] as const) {
-      const { conn } = await ctx.open(label);
+    const check = 'daemon.transport.socket-token';
+    const cases = badTokens(ctx.target.kind === 'socket' ? ctx.target.token : '');
+    // One at a time: a daemon may cap the connections that have not authenticated yet.
+    for (const [i, [label, params]] of cases.entries()) {
+      const { conn } = await ctx.open(`token-${i + 1}`);
       const answer = await conn.request(
         Methods.Initialize.method,
-        ctx.initializeParams({ params: { token } }),
-        {
-          noResponseCheck: 'daemon.transport.socket-token',
-        },
+        ctx.initializeParams({ params }),
+        { noResponseCheck: check, deliberate: true },
       );
-      if (answer)
-        ctx.recorder.expect(
-          'daemon.transport.socket-token',
+      if (!answer) continue;
+      if (
+        !ctx.recorder.expect(
+          check,
           errorCode(answer) === -33000,
           `initialize with ${label} got ${describe(answer)}, expected -33000`,
-        );
+        )
+      )
+        continue;
+      ctx.recorder.expect(
+        check,
+        await closedWithin(conn, 2000),
+        `the connection stayed open for 2 s after -33000 to initialize with ${label}`,
+      );
     }
   },
 };
