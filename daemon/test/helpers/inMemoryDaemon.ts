@@ -73,15 +73,11 @@ export function inMemoryDaemon(
     maxHistoryTokens: options.maxHistoryTokens ?? DEFAULT_BUDGET_LIMITS.maxHistoryTokens,
   });
   sessions.recoverInterruptedTurns();
-  const context: DaemonContext = {
-    sessions,
-    log: silentLogger,
+  const context = testContext(sessions, {
     maxMessageBytes: options.maxMessageBytes ?? 8 * 1024 * 1024,
     replayRetention: options.eventRetention ?? EVENT_RETENTION,
     testing: options.testing ?? false,
-    daemonVersion: '0.0.0-test',
-    nextClientId: clientIdAllocator(),
-  };
+  });
   const router = buildRouter(context);
   return {
     context,
@@ -98,6 +94,23 @@ export function inMemoryDaemon(
       }
       return client;
     },
+  };
+}
+
+/** What every in-process test daemon shares; `overrides` sets the rest. */
+export function testContext(
+  sessions: SessionManager,
+  overrides: Partial<DaemonContext> = {},
+): DaemonContext {
+  return {
+    sessions,
+    log: silentLogger,
+    maxMessageBytes: 8 * 1024 * 1024,
+    replayRetention: EVENT_RETENTION,
+    testing: true,
+    daemonVersion: '0.0.0-test',
+    nextClientId: clientIdAllocator(),
+    ...overrides,
   };
 }
 

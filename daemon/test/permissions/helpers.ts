@@ -19,14 +19,13 @@ import { createTurnRunner } from '../../src/agent/index.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { createPermissionGate } from '../../src/permissions/permissionGate.js';
 import { ScriptedProvider } from '../../src/providers/scripted.js';
-import { clientIdAllocator, type DaemonContext } from '../../src/server/daemonContext.js';
 import { buildRouter } from '../../src/server/handlers/index.js';
 import { SessionManager } from '../../src/session/sessionManager.js';
-import { openStore, EVENT_RETENTION, type Store } from '../../src/store/index.js';
+import { openStore, type Store } from '../../src/store/index.js';
 import type { Tool } from '../../src/tools/tool.js';
 import { SessionToolsets } from '../../src/tools/toolset.js';
 import { RecordingProvider } from '../agent/harness.js';
-import { connectClient, type TestClient } from '../helpers/inMemoryDaemon.js';
+import { connectClient, testContext, type TestClient } from '../helpers/inMemoryDaemon.js';
 
 export interface ApprovalAsk {
   params: Record<string, unknown>;
@@ -99,15 +98,7 @@ export function permDaemon(
     log: silentLogger,
     maxHistoryTokens: DEFAULT_BUDGET_LIMITS.maxHistoryTokens,
   });
-  const context: DaemonContext = {
-    sessions,
-    log: silentLogger,
-    maxMessageBytes: 8 * 1024 * 1024,
-    replayRetention: EVENT_RETENTION,
-    testing: true,
-    daemonVersion: '0.0.0-test',
-    nextClientId: clientIdAllocator(),
-  };
+  const context = testContext(sessions);
   const router = buildRouter(context);
   const clients: PermClient[] = [];
   return {

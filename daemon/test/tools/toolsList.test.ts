@@ -24,10 +24,9 @@ import { createTurnRunner } from '../../src/agent/index.js';
 import { silentLogger } from '../../src/logging/logger.js';
 import { createPermissionGate } from '../../src/permissions/permissionGate.js';
 import { ScriptedProvider } from '../../src/providers/scripted.js';
-import { clientIdAllocator, type DaemonContext } from '../../src/server/daemonContext.js';
 import { buildRouter } from '../../src/server/handlers/index.js';
 import { SessionManager } from '../../src/session/sessionManager.js';
-import { EVENT_RETENTION, openStore, type Store } from '../../src/store/index.js';
+import { openStore, type Store } from '../../src/store/index.js';
 import { builtinTools } from '../../src/tools/catalogue.js';
 import { lazyToolCatalogue } from '../../src/tools/lazyCatalogue.js';
 import { defineTool, toolDefinition, type Tool } from '../../src/tools/tool.js';
@@ -36,7 +35,12 @@ import { SessionToolsets } from '../../src/tools/toolset.js';
 import { z } from 'zod';
 import { RecordingProvider } from '../agent/harness.js';
 import { assertValid } from '../helpers/schemas.js';
-import { connectClient, inMemoryDaemon, type TestClient } from '../helpers/inMemoryDaemon.js';
+import {
+  connectClient,
+  inMemoryDaemon,
+  type TestClient,
+  testContext,
+} from '../helpers/inMemoryDaemon.js';
 
 const tempDir = (prefix = 'arbor-ws-'): string => realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 
@@ -79,19 +83,12 @@ function toolsDaemon(
     maxHistoryTokens: DEFAULT_BUDGET_LIMITS.maxHistoryTokens,
   });
   let loads = 0;
-  const context: DaemonContext = {
-    sessions,
-    log: silentLogger,
-    maxMessageBytes: 8 * 1024 * 1024,
-    replayRetention: EVENT_RETENTION,
-    testing: true,
-    daemonVersion: '0.0.0-test',
-    nextClientId: clientIdAllocator(),
+  const context = testContext(sessions, {
     tools: lazyToolCatalogue(() => {
       loads += 1;
       return Promise.resolve({ toolsets, alwaysAsk, extraTools });
     }),
-  };
+  });
   const router = buildRouter(context);
   const clients: TestClient[] = [];
   return {
