@@ -56,6 +56,25 @@ describe('daemon config', () => {
     assert.throws(() => resolveConfig({}, {}, { logLevel: 'loud' as never }), /logLevel/);
   });
 
+  it('connection limits come from the connections section, validated', () => {
+    const file = readConfigFile(
+      configFile({ connections: { maxQueuedBytes: 4194304, authTimeoutMs: 3000 } }),
+    );
+    assert.deepEqual(resolveConfig(file, {}, {}).connectionLimits, {
+      maxQueuedBytes: 4194304,
+      authTimeoutMs: 3000,
+    });
+    assert.deepEqual(resolveConfig({}, {}, {}).connectionLimits, {});
+    assert.throws(
+      () => readConfigFile(configFile({ connections: { maxQueuedBytes: 10 } })),
+      /connections\.maxQueuedBytes/,
+    );
+    assert.throws(
+      () => readConfigFile(configFile({ connections: { maxQueueBytes: 1 } })),
+      /connections\.maxQueueBytes: unknown key/,
+    );
+  });
+
   it('daemon/schema/config.schema.json is up to date (run `npm run generate -w daemon`)', () => {
     assert.equal(readFileSync(CONFIG_SCHEMA_PATH, 'utf8'), buildConfigJsonSchema());
   });

@@ -8,6 +8,7 @@ import { BudgetOverrides } from '../agent/budgetLimits.js';
 import { LOG_LEVELS } from '../logging/logger.js';
 import { ModelRefError, parseModelRef } from '../providers/modelRef.js';
 import { ProvidersConfig } from '../providers/providerConfig.js';
+import { ConnectionLimits } from '../server/connectionLimits.js';
 
 /** A model string that must parse (provider:model), checked when the daemon starts. */
 const ModelString = z
@@ -90,6 +91,11 @@ export const ConfigFile = z
     sandbox: SandboxConfig.optional().describe(
       'run_command sandbox (bubblewrap): mode, network, environment variables let through',
     ),
+    connections: ConnectionLimits.partial()
+      .optional()
+      .describe(
+        'What one client connection may cost: unread bytes before a slow client is detached, pre-authentication frame limit, deadline and count',
+      ),
   })
   .strict();
 export type ConfigFile = z.infer<typeof ConfigFile>;

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { ConnectionLimits } from '../server/connectionLimits.js';
 import type { z } from 'zod';
 import { BudgetLimits } from '../agent/budgetLimits.js';
 import type { LogLevel } from '../logging/logger.js';
@@ -32,6 +33,8 @@ export interface DaemonConfig {
   providers: ConfigFile['providers'];
   /** run_command's sandbox, defaults filled in. */
   sandbox: Required<SandboxConfig>;
+  /** Overrides of DEFAULT_CONNECTION_LIMITS. */
+  connectionLimits: Partial<ConnectionLimits>;
 }
 
 /** Thrown for any configuration problem; the CLI prints the message and exits 2. */
@@ -117,6 +120,7 @@ export function resolveConfig(
       network: file.sandbox?.network ?? false,
       allowEnv: file.sandbox?.allowEnv ?? [],
     },
+    connectionLimits: file.connections ?? {},
   };
 }
 

@@ -1,22 +1,38 @@
 /**
- * What one client connection may cost the daemon (security.md#security-bounded-connections):
- * a client that reads nothing, or a stranger without the token, must never
- * grow the daemon's memory without bound or hold a connection forever.
+ * What one client connection may cost the daemon (security.md, transport.md#transport-preauth-bounds,
+ * sessions.md#sessions-detached-slow-consumer): a client that reads nothing, or a stranger
+ * without the token, must never grow the daemon's memory without bound or hold a connection
+ * forever. The config file's `connections` section may change any of them.
  */
-export interface ConnectionLimits {
-  /**
-   * Bytes written to a client and not yet read by it. Over it, the client is
-   * detached from its sessions with `session/detached` (reason
-   * `slow_consumer`); its events stay stored and it re-attaches from its seq.
-   */
-  maxQueuedBytes: number;
-  /** Largest frame a socket connection may send before it presented the token. */
-  preAuthMaxMessageBytes: number;
-  /** A socket connection that has not authenticated by then is closed. */
-  authTimeoutMs: number;
-  /** Socket connections not yet authenticated at once; more are closed on arrival. */
-  maxUnauthenticated: number;
-}
+import { z } from 'zod';
+
+export const ConnectionLimits = z
+  .object({
+    maxQueuedBytes: z
+      .number()
+      .int()
+      .min(64 * 1024)
+      .describe(
+        'Bytes written to a client and not yet read by it; past this the client is detached from its sessions (session/detached) and resumes by seq',
+      ),
+    preAuthMaxMessageBytes: z
+      .number()
+      .int()
+      .min(64 * 1024)
+      .describe('Largest frame a socket connection may send before it presented the token'),
+    authTimeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .describe('A socket connection that has not authenticated by then is closed'),
+    maxUnauthenticated: z
+      .number()
+      .int()
+      .min(1)
+      .describe('Socket connections not yet authenticated at once; more are closed on arrival'),
+  })
+  .strict();
+export type ConnectionLimits = z.infer<typeof ConnectionLimits>;
 
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   maxQueuedBytes: 16 * 1024 * 1024,

@@ -75,6 +75,7 @@ export async function createDaemonContext(
       daemonVersion: options.daemonVersion,
       nextClientId: clientIdAllocator(),
       budgetLimits: limitsByKind(config.budgets),
+      connectionLimits: config.connectionLimits,
       approvalTimeoutMs: config.approvalTimeoutMs,
       tools: agent.tools,
     };
