@@ -25,7 +25,11 @@ export class FrameWriter extends AbstractMessageWriter implements MessageWriter 
   write(message: Message): Promise<void> {
     if (this.output.destroyed || this.output.writableEnded) return Promise.resolve();
     const body = Buffer.from(JSON.stringify(message), 'utf8');
-    this.output.write(Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]));
+    // Corked: header and body leave together without copying the body into one buffer.
+    this.output.cork();
+    this.output.write(`Content-Length: ${body.length}\r\n\r\n`, 'ascii');
+    this.output.write(body);
+    this.output.uncork();
     return Promise.resolve();
   }
 

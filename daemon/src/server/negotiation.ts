@@ -72,7 +72,8 @@ export function negotiateVersion(params: InitializeParams): number {
  * top-level member wins when both carry it.
  */
 export function declaredCapabilities(params: InitializeParams): ClientCapabilities {
-  return { ...params.initializationOptions?.capabilities, ...definedMembers(params.capabilities) };
+  // zod leaves out members that were absent, so a spread of the top level overrides only what it has.
+  return { ...params.initializationOptions?.capabilities, ...params.capabilities };
 }
 
 /** The client tools manifest: top-level `tools`, else `initializationOptions.tools`. */
@@ -85,10 +86,4 @@ const TRACE_VALUES: readonly string[] = ['off', 'messages', 'compact', 'verbose'
 /** LSP's `initialize.trace`: the initial trace value; unknown values mean off. */
 export function initialTrace(params: InitializeParams): TraceValue {
   return TRACE_VALUES.includes(params.trace ?? 'off') ? (params.trace as TraceValue) : 'off';
-}
-
-function definedMembers<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(
-    Object.entries(value).filter(([, member]) => member !== undefined),
-  ) as Partial<T>;
 }

@@ -733,6 +733,8 @@ export class Store {
    * what its events had streamed. Call only while the session runs no turn.
    */
   endOwnOrphanedTurn(sessionId: string): void {
+    // Read first: the write lock is taken only in the rare case there is one.
+    if (!this.sql.runningTurnOf.get(sessionId)) return;
     this.write(() => {
       const row = this.sql.runningTurnOf.get(sessionId) as { id: string } | undefined;
       if (!row) return;
