@@ -26,7 +26,8 @@ import {
 
 const FULL_MESSAGE = /disk .*is full.*Free some space/s;
 
-function tryMount(dir: string, size: string): string | undefined {
+/** Mounts a tmpfs of `size` on `dir` (root only); undefined on success, else why not. Shared with the disk-full test. */
+export function tryMount(dir: string, size: string): string | undefined {
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
     return undefined;

@@ -4,21 +4,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCodes, Methods } from '@arbor/protocol';
-import { ResponseError } from 'vscode-jsonrpc';
-import { FakeRunner, inMemoryDaemon, until } from './helpers/inMemoryDaemon.js';
+import {
+  FakeRunner,
+  inMemoryDaemon,
+  until,
+  errorCodeOf as code,
+} from './helpers/inMemoryDaemon.js';
 import { assertValid } from './helpers/schemas.js';
 
 const root = () => mkdtempSync(join(tmpdir(), 'arbor-ws-'));
-
-async function code(promise: Promise<unknown>): Promise<number> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ResponseError);
-    return error.code;
-  }
-  assert.fail('expected an error');
-}
 
 describe('session/setModel', () => {
   it('switches from the next turn on, tells every client, and survives a restart', async () => {

@@ -4,22 +4,17 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCodes, Methods } from '@arbor/protocol';
-import { ResponseError } from 'vscode-jsonrpc';
 import { EVENT_PRUNE_BATCH } from '../src/store/index.js';
-import { FakeRunner, inMemoryDaemon, until, type TestClient } from './helpers/inMemoryDaemon.js';
+import {
+  FakeRunner,
+  inMemoryDaemon,
+  until,
+  type TestClient,
+  errorCodeOf as code,
+} from './helpers/inMemoryDaemon.js';
 import { assertValid, assertValidNotification } from './helpers/schemas.js';
 
 const root = () => mkdtempSync(join(tmpdir(), 'arbor-ws-'));
-
-async function code(promise: Promise<unknown>): Promise<number> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ResponseError);
-    return error.code;
-  }
-  assert.fail('expected an error');
-}
 
 function seqs(client: TestClient): number[] {
   return client.events

@@ -3,12 +3,14 @@
  * pairs: fast, deterministic unit tests of routing, sessions and fan-out.
  * Its store lives in a fresh temp dir, or in `dataDir` to play a restart.
  */
+import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import {
   createMessageConnection,
+  ResponseError,
   StreamMessageReader,
   StreamMessageWriter,
   type MessageConnection,
@@ -234,6 +236,17 @@ export function result(
       ],
     },
   };
+}
+
+/** The JSON-RPC error code a request failed with; fails the test when it succeeded. */
+export async function errorCodeOf(promise: Promise<unknown>): Promise<number> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ResponseError, `not a JSON-RPC error: ${String(error)}`);
+    return error.code;
+  }
+  assert.fail('expected an error');
 }
 
 export async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {

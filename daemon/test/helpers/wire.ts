@@ -114,6 +114,19 @@ export class WireClient {
     return this.received.waitFor((m) => m['id'] === id && !('method' in m), timeoutMs, from);
   }
 
+  /** The params of turn `turnId`'s idle `session/state` (its end), once it arrives. */
+  async turnEnd(turnId: unknown, timeoutMs = 20_000, from = 0): Promise<Json> {
+    const idle = await this.received.waitFor(
+      (m) =>
+        m['method'] === 'session/state' &&
+        (m['params'] as Json)['state'] === 'idle' &&
+        (m['params'] as Json)['turnId'] === turnId,
+      timeoutMs,
+      from,
+    );
+    return idle['params'] as Json;
+  }
+
   notifications(method?: string): Json[] {
     return this.received.messages.filter(
       (m) => 'method' in m && !('id' in m) && (!method || m['method'] === method),

@@ -207,7 +207,7 @@ export async function until(condition: () => boolean, timeoutMs = 5000): Promise
 
 /** Waits for the turn's final `session/state` idle and returns its params. */
 export async function turnEnd(
-  client: PermClient,
+  client: TestClient,
   turnId: string,
 ): Promise<Record<string, unknown>> {
   let found: Record<string, unknown> | undefined;

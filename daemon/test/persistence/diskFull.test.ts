@@ -11,16 +11,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Methods } from '@arbor/protocol';
+import { tryMount } from '../../reliability/diskFull.js';
 import { spawnStdioDaemon, type DaemonProcess, type Json } from '../helpers/wire.js';
-
-function tryMount(dir: string, size: string): string | undefined {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
-    return undefined;
-  } catch (error) {
-    return (error as { stderr?: Buffer }).stderr?.toString().trim() || String(error);
-  }
-}
 
 describe('persistence: a full disk', function () {
   this.timeout(60_000);
@@ -63,17 +55,6 @@ describe('persistence: a full disk', function () {
       script: { version: 1, conversations: { '*': [{ text: 'word '.repeat(40_000) }] } },
     });
 
-    const idleOf = async (turnId: unknown): Promise<Json> =>
-      (
-        await client.received.waitFor(
-          (m) =>
-            m['method'] === Methods.SessionState.method &&
-            (m['params'] as Json)['state'] === 'idle' &&
-            (m['params'] as Json)['turnId'] === turnId,
-          20_000,
-        )
-      )['params'] as Json;
-
     const completed: string[] = [];
     let failed: Json | undefined;
     for (let i = 0; i < 40 && !failed; i++) {
@@ -82,7 +63,7 @@ describe('persistence: a full disk', function () {
         failed = sent['error'] as Json;
         break;
       }
-      const idle = await idleOf((sent['result'] as Json)['turnId']);
+      const idle = await client.turnEnd((sent['result'] as Json)['turnId']);
       if (idle['stopReason'] === 'end_turn') completed.push(`turn ${i}`);
       else failed = idle['error'] as Json;
     }
@@ -96,7 +77,7 @@ describe('persistence: a full disk', function () {
     // Space is back.
     execFileSync('mount', ['-o', 'remount,size=64m', mountPoint]);
     const after = await client.result(Methods.ChatSend.method, { sessionId, text: 'after' });
-    assert.equal((await idleOf(after['turnId']))['stopReason'], 'end_turn');
+    assert.equal((await client.turnEnd(after['turnId']))['stopReason'], 'end_turn');
 
     const loaded = await client.result(Methods.SessionLoad.method, { sessionId });
     const messages = loaded['messages'] as Json[];

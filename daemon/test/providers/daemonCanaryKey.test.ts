@@ -75,16 +75,7 @@ describe('daemon with a real provider (process, canary key)', function () {
         permissionMode: 'auto',
       })) as { sessionId: string };
 
-      const idle = async (turnId: string): Promise<Json> =>
-        (
-          await client.received.waitFor(
-            (m) =>
-              m['method'] === Methods.SessionState.method &&
-              (m['params'] as Json)['state'] === 'idle' &&
-              (m['params'] as Json)['turnId'] === turnId,
-            20_000,
-          )
-        )['params'] as Json;
+      const idle = (turnId: string): Promise<Json> => client.turnEnd(turnId);
 
       // Turn 1: the fake rejects the key -> a clear error, without the key.
       const first = (await client.result(Methods.ChatSend.method, {

@@ -32,6 +32,7 @@ import { lazyToolCatalogue } from '../../src/tools/lazyCatalogue.js';
 import { defineTool, toolDefinition, type Tool } from '../../src/tools/tool.js';
 import { DAEMON_TOOL_NAMES } from '../../src/tools/toolNames.js';
 import { SessionToolsets } from '../../src/tools/toolset.js';
+import { turnEnd } from '../permissions/helpers.js';
 import { z } from 'zod';
 import { RecordingProvider } from '../agent/harness.js';
 import { assertValid } from '../helpers/schemas.js';
@@ -146,25 +147,6 @@ async function errorOf(promise: Promise<unknown>): Promise<number> {
     return error.code;
   }
   assert.fail('the request succeeded');
-}
-
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
-
-async function turnEnded(client: TestClient, turnId: string): Promise<Record<string, unknown>> {
-  let found: Record<string, unknown> | undefined;
-  await until(() => {
-    found = client
-      .eventsOf(Methods.SessionState)
-      .find((p) => p['turnId'] === turnId && p['state'] === 'idle');
-    return found !== undefined;
-  });
-  return found!;
 }
 
 const byName = (tools: readonly ToolInfo[]) => new Map(tools.map((t) => [t.name, t]));
@@ -439,7 +421,7 @@ describe('tools/list', function () {
           sessionId,
           text: 'hello',
         })) as { turnId: string };
-        await turnEnded(client, turnId);
+        await turnEnd(client, turnId);
         const request = d.provider.requests[0];
         assert.ok(request?.tools, 'the model was offered tools');
         assert.deepEqual(offered(request.tools), offered(listed));
@@ -462,7 +444,7 @@ describe('tools/list', function () {
       const { turnId } = (await client.request(Methods.ChatSend, { sessionId, text: 'go' })) as {
         turnId: string;
       };
-      await turnEnded(client, turnId);
+      await turnEnd(client, turnId);
       const modelSaw = offered(d.provider.requests[0]!.tools ?? []);
       assert.deepEqual(modelSaw, offered(await listTools(client, { sessionId })));
       assert.deepEqual(modelSaw, offered(await listTools(client)));
@@ -509,7 +491,7 @@ describe('tools/list', function () {
         sessionId,
         text: 'Count the fixtures',
       })) as { turnId: string };
-      const end = await turnEnded(client, turnId);
+      const end = await turnEnd(client, turnId);
       assert.equal(end['stopReason'], 'end_turn');
 
       const subtaskCalls = d.provider.requests.filter(
