@@ -1,0 +1,300 @@
+/** Daemon: framing, JSON-RPC errors, lifecycle, version negotiation, sessions and attach. */
+import { d, type CheckDef } from './define.js';
+
+export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
+  // Daemon: framing and JSON-RPC errors.
+  d(
+    'daemon.jsonrpc.parse-error',
+    'MUST',
+    'transport.md#transport-parse-error',
+    'malformed JSON gets -32700 with id null and the connection stays open',
+  ),
+  d(
+    'daemon.jsonrpc.invalid-envelope',
+    'MUST',
+    'transport.md#transport-invalid-envelope',
+    'a valid JSON but invalid JSON-RPC message gets -32600',
+  ),
+  d(
+    'daemon.jsonrpc.invalid-envelope-id',
+    'MUST',
+    'transport.md#transport-invalid-envelope-id',
+    'the -32600 answer carries the usable id, else null',
+  ),
+  d(
+    'daemon.jsonrpc.batch-rejected',
+    'MUST',
+    'transport.md#transport-batch-rejected',
+    'a batch gets one -32600 error with id null and no element is processed',
+  ),
+  d(
+    'daemon.jsonrpc.params-invalid',
+    'MUST',
+    'transport.md#transport-params-invalid',
+    'invalid params of a known method get -32602',
+  ),
+  d(
+    'daemon.jsonrpc.null-params',
+    'MUST',
+    'transport.md#transport-null-params',
+    '"params": null is read as params omitted (session/list answers, shutdown and exit work)',
+  ),
+  d(
+    'daemon.jsonrpc.empty-array-object',
+    'MUST',
+    'transport.md#transport-empty-array-object',
+    '[] is read as {} where an object has only optional members (session/list, initialized, capabilities)',
+  ),
+  d(
+    'daemon.jsonrpc.duplicate-id',
+    'MUST',
+    'transport.md#transport-duplicate-id',
+    'a request with the id of one still unanswered gets -32600 with that id and is not processed; the first is answered',
+  ),
+  d(
+    'daemon.jsonrpc.max-depth',
+    'MUST',
+    'transport.md#transport-max-depth',
+    'a body nested more than 256 levels deep gets -32600 with id null, is not processed, and the connection stays open',
+  ),
+  d(
+    'daemon.jsonrpc.unknown-method',
+    'MUST',
+    'transport.md#transport-unknown-method',
+    'an unknown request (also `_`-prefixed) gets -32601',
+  ),
+  d(
+    'daemon.jsonrpc.unknown-notification-ignored',
+    'MUST',
+    'versioning.md#versioning-unknown-notifications-ignored',
+    'an unknown notification gets no response and changes nothing',
+  ),
+  d(
+    'daemon.jsonrpc.cancel-unknown-ignored',
+    'MUST',
+    'lifecycle.md#lifecycle-cancel-unknown-id',
+    '$/cancelRequest for an unknown id is ignored',
+  ),
+  d(
+    'daemon.jsonrpc.cancel-still-responds',
+    'MUST',
+    'lifecycle.md#lifecycle-cancel-still-responds',
+    'a request cancelled in flight still gets exactly one response: its result or -32800',
+  ),
+  d(
+    'daemon.transport.max-size-advertised',
+    'MUST',
+    'transport.md#transport-max-size-advertised',
+    'the initialize result advertises capabilities.maxMessageBytes',
+  ),
+  d(
+    'daemon.transport.oversize-error',
+    'CAPABILITY',
+    'transport.md#transport-oversize-error',
+    'a frame over maxMessageBytes gets -33003 with id null',
+    'daemon.maxMessageBytes',
+  ),
+  d(
+    'daemon.transport.oversize-discard',
+    'CAPABILITY',
+    'transport.md#transport-oversize-discard',
+    'after an oversize frame the connection serves the next frame',
+    'daemon.maxMessageBytes',
+  ),
+  d(
+    'daemon.transport.socket-token',
+    'MUST',
+    'lifecycle.md#lifecycle-token-rejected',
+    'a socket initialize without the right token (missing, wrong, not a string, differing under initializationOptions) gets -33000 and the connection is closed',
+  ),
+  d(
+    'daemon.transport.preauth-frame-limit',
+    'SHOULD',
+    'transport.md#transport-preauth-bounds',
+    'before the token, a 1.5 MiB frame gets -33003 and the connection is closed',
+  ),
+  d(
+    'daemon.transport.preauth-deadline',
+    'SHOULD',
+    'transport.md#transport-preauth-bounds',
+    'a socket connection that never initializes is closed within 12 s',
+  ),
+
+  // Daemon: lifecycle.
+  d(
+    'daemon.lifecycle.initialize-result',
+    'MUST',
+    'lifecycle.md#lifecycle-initialize-order',
+    'initialize is answered with protocolVersion, serverInfo, capabilities and clientId',
+  ),
+  d(
+    'daemon.lifecycle.not-initialized',
+    'MUST',
+    'lifecycle.md#lifecycle-not-initialized',
+    'a request before initialize gets -32002',
+  ),
+  d(
+    'daemon.lifecycle.initialize-once',
+    'MUST',
+    'lifecycle.md#lifecycle-second-initialize',
+    'a second initialize gets -33002',
+  ),
+  d(
+    'daemon.lifecycle.after-shutdown',
+    'MUST',
+    'lifecycle.md#lifecycle-after-shutdown-requests',
+    'after shutdown every request gets -32600',
+  ),
+  d(
+    'daemon.lifecycle.exit-code',
+    'MUST',
+    'lifecycle.md#lifecycle-exit-stdio-code',
+    'stdio: exit ends the process with code 0 after shutdown, 1 without',
+  ),
+  d(
+    'daemon.lifecycle.shutdown-params',
+    'MUST',
+    'lifecycle.md#lifecycle-shutdown-params',
+    'shutdown with params absent, null, {} or [] answers null; with [1] -32602',
+  ),
+  d(
+    'daemon.lifecycle.shutdown-stdio-turns',
+    'SHOULD',
+    'lifecycle.md#lifecycle-shutdown-stdio-turns',
+    'stdio: shutdown while a turn runs ends it (stopReason cancelled) before the shutdown result',
+  ),
+  d(
+    'daemon.lifecycle.initialization-options',
+    'CAPABILITY',
+    'lifecycle.md#lifecycle-initialization-options',
+    'approvals, clientTools and tools declared only under initializationOptions count: the client is asked, its tool runs',
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.lifecycle.quiet-before-initialized',
+    'CAPABILITY',
+    'lifecycle.md#lifecycle-daemon-quiet-before-initialized',
+    'a tool/approvalRequest due before the client sent initialized waits for it, then is sent',
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.lifecycle.initialize-trace',
+    'SHOULD',
+    'lifecycle.md#lifecycle-initialize-trace',
+    'initialize with trace "messages" turns $/logTrace on without $/setTrace',
+  ),
+
+  // Daemon: version negotiation.
+  d(
+    'daemon.version.supported',
+    'MUST',
+    'versioning.md#versioning-daemon-chooses',
+    "a client speaking the suite's version gets that protocolVersion",
+  ),
+  d(
+    'daemon.version.newer-client',
+    'MUST',
+    'versioning.md#versioning-daemon-chooses',
+    "a client newer than the daemon gets min(its version, the daemon's newest)",
+  ),
+  d(
+    'daemon.version.absent-means-1',
+    'MUST',
+    'versioning.md#versioning-absent-means-1',
+    'initialize without protocolVersion is treated as version 1',
+  ),
+
+  // Daemon: sessions and attach.
+  d(
+    'daemon.sessions.new',
+    'MUST',
+    'sessions.md#session-new',
+    'session/new answers an idle session with the requested root and mode',
+  ),
+  d(
+    'daemon.sessions.invalid-workspace-root',
+    'MUST',
+    'sessions.md#sessions-new-workspace-root',
+    'a missing or relative workspace root gets -33009',
+  ),
+  d(
+    'daemon.sessions.invalid-model',
+    'MUST',
+    'sessions.md#sessions-new-invalid-model',
+    'a malformed model or an unknown provider gets -33011',
+  ),
+  d(
+    'daemon.sessions.list',
+    'MUST',
+    'sessions.md#session-list',
+    'session/list includes the new session',
+  ),
+  d(
+    'daemon.sessions.load',
+    'MUST',
+    'sessions.md#session-load',
+    'session/load returns the session and its messages',
+  ),
+  d(
+    'daemon.sessions.not-found',
+    'MUST',
+    'sessions.md#sessions-unknown-session',
+    'an unknown sessionId gets -33004',
+  ),
+  d(
+    'daemon.sessions.delete-cancels-turn',
+    'CAPABILITY',
+    'sessions.md#sessions-delete-cancels-turn',
+    "session/delete during a turn: every attached client gets the turn's cost/summary and one idle, stopReason cancelled",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.sessions.delete-notifies',
+    'MUST',
+    'sessions.md#sessions-delete-notifies',
+    "every attached client gets session/deleted, exactly once, as the session's last event",
+  ),
+  d(
+    'daemon.sessions.delete-answer-last',
+    'MUST',
+    'sessions.md#sessions-delete-answer-last',
+    'the deleting client has every event of the session before the session/delete result',
+  ),
+  d(
+    'daemon.sessions.delete-detaches',
+    'MUST',
+    'sessions.md#sessions-delete-detaches',
+    'after session/delete, requests naming the session get -33004',
+  ),
+  d(
+    'daemon.sessions.slow-consumer-detached',
+    'SHOULD',
+    'sessions.md#sessions-detached-slow-consumer',
+    "a client that reads nothing while 32 MiB of a session's events stream is detached with session/detached",
+  ),
+  d(
+    'daemon.sessions.detached-resume',
+    'CAPABILITY',
+    'sessions.md#sessions-detached-slow-consumer',
+    'nothing of the session follows session/detached; re-attaching with sinceSeq = the last seq seen replays the rest without a gap',
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.sessions.attach-role',
+    'MUST',
+    'sessions.md#sessions-attach-role-granted',
+    'session/attach answers with the requested role',
+  ),
+  d(
+    'daemon.sessions.observer-cannot-control',
+    'MUST',
+    'sessions.md#sessions-observer-refused',
+    'an observer sending chat/send gets -33006',
+  ),
+  d(
+    'daemon.sessions.events-to-all-attached',
+    'MUST',
+    'turns.md#turns-seq-same-for-all',
+    'every attached client receives the same events with the same seq',
+  ),
+];
