@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { anchorsOf } from '../scripts/coverage/specAnchors.js';
-import { buildMatrix, problems } from '../scripts/coverage/matrix.js';
-import { renderCoveragePage } from '../scripts/coverage/page.js';
-import { COVERAGE_PAGE, SPEC_DIR } from '../scripts/coverage/specAnchors.js';
+import { anchorsOf } from '../scripts/specCoverage/specAnchors.js';
+import { buildMatrix, problems } from '../scripts/specCoverage/matrix.js';
+import { renderCoveragePage } from '../scripts/specCoverage/page.js';
+import { COVERAGE_PAGE, SPEC_DIR } from '../scripts/specCoverage/specAnchors.js';
 
 describe('the coverage matrix', () => {
   it('finds normative sentences by their keywords and skips section anchors', () => {
