@@ -28,7 +28,8 @@ export interface Row {
 }
 
 export const UNOBSERVABLE: readonly Unobservable[] = [
-  ...UNOBSERVABLE_DAEMON,
+  ...UNOBSERVABLE_DAEMON_PROTOCOL,
+  ...UNOBSERVABLE_DAEMON_AGENT,
   ...UNOBSERVABLE_CLIENT,
 ];
 
