@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs the compiled CLI; build first with `npx tsc -b` at the repository root.
+// Runs the compiled CLI: in the repository build it first (`npx tsc -b` at the root);
+// the packed tarball (`npm run tarball`) ships dist/ built.
 import { main } from '../dist/cli.js';
 
 main(process.argv.slice(2)).then(

@@ -2,17 +2,12 @@
  * arbor-conformance: checks an Arbor daemon or client against the protocol.
  * Exit code: 0 pass, 1 fail, 2 harness or usage error.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  BaselineError,
-  formatJson,
-  formatJunit,
-  formatPretty,
-  parseBaseline,
-  type Report,
-} from './checks/report.js';
+import { BaselineError, formatBaseline, parseBaseline } from './checks/baseline.js';
+import { decide } from './checks/report.js';
 import { CHECKS } from './checks/registry.js';
 import { timeouts } from './harness/connection.js';
 import { spawnCommand, waitForSocket, type Spawned } from './harness/process.js';
@@ -20,6 +15,7 @@ import { CLIENT_SCENARIOS } from './scenarios/client/index.js';
 import { streamBounds } from './scenarios/daemon/bounds.js';
 import type { DaemonTarget } from './scenarios/daemon/context.js';
 import { DAEMON_SCENARIOS } from './scenarios/daemon/index.js';
+import { REPORTERS, isReporter } from './reporters/index.js';
 import {
   runClientSuite,
   runDaemonSuite,
@@ -32,14 +28,21 @@ const USAGE = `usage:
   arbor-conformance daemon --command "<starts a daemon on stdio>" [options]
   arbor-conformance daemon --socket <path|127.0.0.1:port> --token-file <file> [--command "<starts it>"] [options]
   arbor-conformance client --command "<starts the client>" [--transport stdio|socket] [options]
-  arbor-conformance list [--format pretty|json]
+  arbor-conformance list [--reporter pretty|json]
 
 options:
   --protocol-version <n>       protocol version the suite speaks (default 1)
-  --format pretty|json|junit   report on stdout (default pretty)
-  -o, --output <dir>           write checks.json and transcripts of failing scenarios
-  --expected-failures <file>   baseline of check ids expected to fail ("- id" lines or a JSON array);
-                               a baselined check that passes fails the run
+  --reporter <name>            report on stdout: pretty (default), json, junit, markdown
+                               (--format is the same option)
+  --junit <file>               also write the JUnit XML report to <file>
+  --summary <file>             also append the Markdown summary to <file> (e.g. $GITHUB_STEP_SUMMARY)
+  -o, --output <dir>           write checks.json, junit.xml, summary.md and transcripts of
+                               failing scenarios
+  --baseline <file>            check ids expected to fail ("- id" lines or a JSON array); an entry
+                               whose check passes or no longer exists fails the run
+                               (--expected-failures is the same option)
+  --write-baseline <file>      write every failing check to <file> as a baseline; the run is then
+                               judged against it
   --strict                     SHOULD failures fail the run too
   --scenario <id>              run only matching scenarios (repeatable)
   --jobs <n>                   scenarios run in parallel (default 4)
@@ -55,7 +58,7 @@ class UsageError extends Error {}
 const out = (text: string): void => void process.stdout.write(text);
 const err = (text: string): void => void process.stderr.write(text);
 
-function formatList(format: string): string {
+function formatList(format: 'pretty' | 'json'): string {
   if (format === 'json') {
     return `${JSON.stringify({ checks: CHECKS, scenarios: [...DAEMON_SCENARIOS, ...CLIENT_SCENARIOS].map((s) => ({ id: s.id, role: s.role, title: s.title, checks: s.checks })) }, null, 2)}\n`;
   }
@@ -70,10 +73,17 @@ function formatList(format: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-function render(report: Report, format: string): string {
-  if (format === 'json') return formatJson(report);
-  if (format === 'junit') return formatJunit(report);
-  return formatPretty(report);
+/** One option under two names (the older kept as an alias); both given must agree. */
+function aliased(name: string, value?: string, alias?: string): string | undefined {
+  if (value !== undefined && alias !== undefined && value !== alias)
+    throw new UsageError(`--${name} and its alias disagree: ${value} vs ${alias}`);
+  return value ?? alias;
+}
+
+function readBaseline(file: string | undefined): string[] {
+  if (!file) return [];
+  if (!existsSync(file)) throw new UsageError(`no such baseline file: ${file}`);
+  return parseBaseline(readFileSync(file, 'utf8'));
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -88,9 +98,14 @@ export async function main(argv: string[]): Promise<number> {
         'token-file': { type: 'string' },
         transport: { type: 'string', default: 'stdio' },
         'protocol-version': { type: 'string', default: '1' },
-        format: { type: 'string', default: 'pretty' },
+        reporter: { type: 'string' },
+        format: { type: 'string' },
+        junit: { type: 'string' },
+        summary: { type: 'string' },
         output: { type: 'string', short: 'o' },
+        baseline: { type: 'string' },
         'expected-failures': { type: 'string' },
+        'write-baseline': { type: 'string' },
         strict: { type: 'boolean', default: false },
         scenario: { type: 'string', multiple: true },
         jobs: { type: 'string', default: '4' },
@@ -112,10 +127,12 @@ export async function main(argv: string[]): Promise<number> {
     const mode = positionals[0];
     if (positionals.length !== 1 || !['daemon', 'client', 'list'].includes(mode ?? ''))
       throw new UsageError('expected exactly one of: daemon, client, list');
-    if (!['pretty', 'json', 'junit'].includes(values.format))
-      throw new UsageError(`unknown --format ${values.format}`);
+    const reporter = aliased('reporter', values.reporter, values.format) ?? 'pretty';
+    if (!isReporter(reporter)) throw new UsageError(`unknown --reporter ${reporter}`);
     if (mode === 'list') {
-      out(formatList(values.format));
+      if (reporter !== 'pretty' && reporter !== 'json')
+        throw new UsageError('list reports as pretty or json');
+      out(formatList(reporter));
       return 0;
     }
     const protocolVersion = Number(values['protocol-version']);
@@ -132,12 +149,9 @@ export async function main(argv: string[]): Promise<number> {
     const jobs = Number(values.jobs);
     if (!Number.isInteger(jobs) || jobs < 1)
       throw new UsageError('--jobs must be a positive integer');
-    let baseline: string[] = [];
-    if (values['expected-failures']) {
-      if (!existsSync(values['expected-failures']))
-        throw new UsageError(`no such file: ${values['expected-failures']}`);
-      baseline = parseBaseline(readFileSync(values['expected-failures'], 'utf8'));
-    }
+    const baseline = readBaseline(
+      aliased('baseline', values.baseline, values['expected-failures']),
+    );
     const options: SuiteOptions = {
       protocolVersion,
       concurrency: jobs,
@@ -157,9 +171,29 @@ export async function main(argv: string[]): Promise<number> {
         options,
       );
     }
-    if (values.output) writeOutputDir(values.output, result);
-    out(render(result.report, values.format));
-    return result.report.verdict.exitCode;
+    const { report } = result;
+    const writeBaseline = values['write-baseline'];
+    // A run the harness broke says nothing about the target: never baseline it.
+    if (writeBaseline && report.verdict.harnessErrors.length > 0)
+      err(`arbor-conformance: harness errors: ${writeBaseline} not written\n`);
+    else if (writeBaseline) {
+      writeFileSync(
+        writeBaseline,
+        formatBaseline(report.checks, `${report.role}, ${report.target}`),
+      );
+      const failing = report.checks.filter((c) => c.status === 'FAIL').map((c) => c.id);
+      report.verdict = decide(report.checks, report.verdict.harnessErrors, failing, values.strict);
+      err(`arbor-conformance: wrote ${failing.length} expected failures to ${writeBaseline}\n`);
+    }
+    if (values.output) {
+      writeOutputDir(values.output, result);
+      writeFileSync(path.join(values.output, 'junit.xml'), REPORTERS.junit(report));
+      writeFileSync(path.join(values.output, 'summary.md'), REPORTERS.markdown(report));
+    }
+    if (values.junit) writeFileSync(values.junit, REPORTERS.junit(report));
+    if (values.summary) appendFileSync(values.summary, REPORTERS.markdown(report));
+    out(REPORTERS[reporter](report));
+    return report.verdict.exitCode;
   } catch (error) {
     if (error instanceof UsageError || error instanceof BaselineError) {
       err(`arbor-conformance: ${error.message}\n\n${USAGE}`);

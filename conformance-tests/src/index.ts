@@ -1,14 +1,16 @@
 /** @arbor/conformance: the programmatic API behind the arbor-conformance CLI. */
 export { CHECKS, findCheck, type CheckDef, type Role, type Tier } from './checks/registry.js';
 export type { CheckResult, Status } from './checks/results.js';
+export { decide, type Report, type StaleEntry, type Verdict } from './checks/report.js';
+export { BaselineError, formatBaseline, parseBaseline } from './checks/baseline.js';
 export {
-  parseBaseline,
+  REPORTERS,
   formatJson,
   formatJunit,
+  formatMarkdown,
   formatPretty,
-  type Report,
-  type Verdict,
-} from './checks/report.js';
+  type ReporterName,
+} from './reporters/index.js';
 export {
   runDaemonSuite,
   runClientSuite,

@@ -3,7 +3,13 @@
  * throw it; the method router turns it into vscode-jsonrpc's ResponseError, so
  * only the router knows which JSON-RPC library is underneath.
  */
-import { ArborErrorCodes, JsonRpcErrorCodes, LspErrorCodes } from '@arbor/protocol';
+import {
+  ArborErrorCodes,
+  JsonRpcErrorCodes,
+  LspErrorCodes,
+  type TurnInProgressData,
+  type UnsupportedProtocolVersionData,
+} from '@arbor/protocol';
 
 export class RpcError extends Error {
   constructor(
@@ -37,7 +43,15 @@ export const rpcErrors = {
       `${what} needs a controller; this client is attached as an observer`,
     ),
   turnInProgress: (turnId: string) =>
-    new RpcError(ArborErrorCodes.TurnInProgress, `turn ${turnId} is still running`),
+    new RpcError(ArborErrorCodes.TurnInProgress, `turn ${turnId} is still running`, {
+      turnId,
+    } satisfies TurnInProgressData),
+  unsupportedProtocolVersion: (requested: number, supported: readonly number[]) =>
+    new RpcError(
+      ArborErrorCodes.UnsupportedProtocolVersion,
+      `protocol version ${requested} is not supported`,
+      { supported: [...supported] } satisfies UnsupportedProtocolVersionData,
+    ),
   invalidWorkspaceRoot: (reason: string) =>
     new RpcError(ArborErrorCodes.InvalidWorkspaceRoot, reason),
   invalidModel: (reason: string) => new RpcError(ArborErrorCodes.InvalidModel, reason),

@@ -42,6 +42,10 @@ describe('attaching mid-turn and loading before attaching', () => {
     assert.deepEqual(attached.snapshot.texts, [
       { nodeId: rootNode.id, text: 'Half an answer so far' },
     ]);
+    // The order so far, as session/load will keep it (sessions.md#stored-parts).
+    assert.deepEqual(attached.snapshot.parts, [
+      { type: 'text', nodeId: rootNode.id, text: 'Half an answer so far' },
+    ]);
 
     runner.finish();
     await until(() => late.eventsOf(Methods.SessionState).some((p) => p['state'] === 'idle'));

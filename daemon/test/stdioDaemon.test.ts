@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ErrorCodes, Methods } from '@arbor/protocol';
+import { ErrorCodes, MessageTooLargeData, Methods } from '@arbor/protocol';
 import { assertValid, assertValidNotification } from './helpers/schemas.js';
 import { frame, sleep, spawnStdioDaemon, type DaemonProcess } from './helpers/wire.js';
 
@@ -120,6 +120,9 @@ describe('stdio daemon (process)', function () {
     }
     const error = await client.response(null);
     assert.equal((error['error'] as { code: number }).code, ErrorCodes.MessageTooLarge);
+    const data = (error['error'] as { data?: unknown }).data;
+    assertValid(MessageTooLargeData, data, 'the -33003 data');
+    assert.equal((data as MessageTooLargeData).contentLength, bytes.length - bytes.indexOf('{'));
     const list = await client.result(Methods.SessionList.method, {});
     assert.deepEqual(list['sessions'], [], 'the oversized session/new never ran');
     assert.equal(client.received.messages.filter((m) => m['id'] === 77).length, 0);

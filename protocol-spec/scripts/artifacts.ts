@@ -35,6 +35,9 @@ const sharedTypes: Record<string, z.ZodType> = {
   ModelCost: P.ModelCost,
   Script: P.Script,
   ResponseError: P.ResponseError,
+  UnsupportedProtocolVersionData: P.UnsupportedProtocolVersionData,
+  MessageTooLargeData: P.MessageTooLargeData,
+  TurnInProgressData: P.TurnInProgressData,
   JsonRpcRequest: P.JsonRpcRequest,
   JsonRpcNotification: P.JsonRpcNotification,
   JsonRpcResponse: P.JsonRpcResponse,
@@ -109,6 +112,10 @@ export function buildMetaModel(): Record<string, unknown> {
       arbor: P.ArborErrorCodes,
       arborRange: P.ArborErrorRange,
     },
+    /** Error code -> the schema of its `data` (errors.md#error-data). */
+    errorData: Object.fromEntries(
+      Object.entries(P.ERROR_DATA_SCHEMAS).map(([code, schema]) => [code, ref(schema)]),
+    ),
   };
 }
 

@@ -50,15 +50,30 @@ export const ToolCategory = z
   .describe('What a tool may do; unknown tools count as external');
 export type ToolCategory = z.infer<typeof ToolCategory>;
 
+/** The stop reasons of protocol 1; a client that did not opt in to open enums only sees these. */
+export const V1_STOP_REASONS = [
+  'end_turn',
+  'cancelled',
+  'budget_exceeded',
+  'max_iterations',
+  'error',
+  'interrupted',
+] as const;
+
 export const StopReason = z
-  .enum(['end_turn', 'cancelled', 'budget_exceeded', 'max_iterations', 'error', 'interrupted'])
-  .describe('Why a turn ended');
+  .enum([...V1_STOP_REASONS, 'max_tokens'])
+  .describe('Why a turn ended; max_tokens (1.1): the model hit its output-token limit');
 export type StopReason = z.infer<typeof StopReason>;
 
 export const Usage = message({
-  inputTokens: NonNegativeInt,
+  inputTokens: NonNegativeInt.describe('Every input token, cache reads and writes included'),
   outputTokens: NonNegativeInt,
-  cachedInputTokens: NonNegativeInt.optional(),
+  cachedInputTokens: NonNegativeInt.optional().describe(
+    'The part of inputTokens read from the provider’s prompt cache',
+  ),
+  cacheWriteInputTokens: NonNegativeInt.optional().describe(
+    'The part of inputTokens written to the provider’s prompt cache (1.1)',
+  ),
   reasoningTokens: NonNegativeInt.optional(),
 }).describe('Token usage');
 export type Usage = z.infer<typeof Usage>;

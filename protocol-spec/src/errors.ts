@@ -4,7 +4,7 @@
  * -32899..-32800, reused with LSP's meaning), and Arbor's own (-33099..-33000).
  */
 import { z } from 'zod';
-import { message } from './base.js';
+import { NonNegativeInt, TurnId, message } from './base.js';
 
 export const JsonRpcErrorCodes = {
   ParseError: -32700,
@@ -66,3 +66,34 @@ export const ResponseError = message({
   data: z.unknown().optional(),
 });
 export type ResponseError = z.infer<typeof ResponseError>;
+
+/*
+ * The `data` of each error that has a defined shape (errors.md#error-data).
+ * A sender MAY add members; a receiver reads the listed ones and ignores the rest.
+ */
+
+/** -33001 UnsupportedProtocolVersion: every major version the daemon speaks, newest first. */
+export const UnsupportedProtocolVersionData = message({
+  supported: z.array(z.number().int().positive()).min(1),
+}).describe('data of -33001 UnsupportedProtocolVersion');
+export type UnsupportedProtocolVersionData = z.infer<typeof UnsupportedProtocolVersionData>;
+
+/** -33003 MessageTooLarge: the limit and the refused frame's announced length. */
+export const MessageTooLargeData = message({
+  maxMessageBytes: NonNegativeInt,
+  contentLength: NonNegativeInt,
+}).describe('data of -33003 MessageTooLarge');
+export type MessageTooLargeData = z.infer<typeof MessageTooLargeData>;
+
+/** -33005 TurnInProgress: the turn that is still running. */
+export const TurnInProgressData = message({ turnId: TurnId }).describe(
+  'data of -33005 TurnInProgress',
+);
+export type TurnInProgressData = z.infer<typeof TurnInProgressData>;
+
+/** Error code -> the schema of its `data`, for every code whose data has a shape. */
+export const ERROR_DATA_SCHEMAS: Readonly<Record<number, z.ZodType>> = {
+  [ArborErrorCodes.UnsupportedProtocolVersion]: UnsupportedProtocolVersionData,
+  [ArborErrorCodes.MessageTooLarge]: MessageTooLargeData,
+  [ArborErrorCodes.TurnInProgress]: TurnInProgressData,
+};

@@ -15,3 +15,4 @@ export * from './testing.js';
 export * from './methods.js';
 export * from './version.js';
 export * from './jsonrpc.js';
+export * from './openEnums.js';

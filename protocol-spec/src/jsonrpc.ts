@@ -25,14 +25,22 @@ export const JsonRpcNotification = z.object({
   params: Params.optional(),
 });
 
+/** A response carries exactly one of `result` and `error` (transport.md#transport-invalid-response). */
+const absent = z.never().optional();
 export const JsonRpcResponse = z.union([
-  z.object({ jsonrpc: z.literal('2.0'), id: JsonRpcId, result: z.unknown() }),
+  z.object({ jsonrpc: z.literal('2.0'), id: JsonRpcId, result: z.unknown(), error: absent }),
   z.object({
     jsonrpc: z.literal('2.0'),
     id: JsonRpcId.nullable(),
     error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
+    result: absent,
   }),
 ]);
+
+/** A message shaped as a response (no method, a result or an error), valid or not: never answered. */
+export function isResponseShaped(value: Record<string, unknown>): boolean {
+  return !('method' in value) && ('result' in value || 'error' in value);
+}
 
 export const JsonRpcMessage = z.union([JsonRpcRequest, JsonRpcNotification, JsonRpcResponse]);
 export type JsonRpcMessage = z.infer<typeof JsonRpcMessage>;

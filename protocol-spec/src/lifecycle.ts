@@ -25,6 +25,9 @@ const ClientCapabilitiesObject = message({
   conformance: SupportedByClient.optional().describe(
     'The client answers _arbor/conformance/state (conformance-suite introspection)',
   ),
+  openEnums: SupportedByClient.optional().describe(
+    'The client handles enum values it does not know as versioning.md#open-enums says, so the daemon may send values added after protocol 1 (1.1: stopReason max_tokens)',
+  ),
   experimental: Meta.optional(),
 });
 export const ClientCapabilities = objectOrEmptyArray(ClientCapabilitiesObject).describe(

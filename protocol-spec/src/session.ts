@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   ChatContext,
   Empty,
+  NodeId,
   PermissionMode,
   SessionId,
   StopReason,
@@ -14,6 +15,7 @@ import {
   sessionEvent,
 } from './base.js';
 import { ApprovalRequestParams } from './approval.js';
+import { CostSummaryParams } from './cost.js';
 import { notification, request } from './descriptor.js';
 import { ExecutionTreeSnapshot } from './tree.js';
 
@@ -49,6 +51,29 @@ export const MessageStatus = z
   .enum(['complete', 'cancelled', 'budget_exceeded', 'max_iterations', 'error', 'interrupted'])
   .describe('interrupted: the daemon stopped while the turn ran');
 
+/**
+ * One piece of a turn's streamed output, in stream order (sessions.md#stored-parts):
+ * a run of `chat/chunk` text into one node, or the place where a tree node first appeared.
+ */
+export const StoredPart = z
+  .discriminatedUnion('type', [
+    message({
+      type: z.literal('text'),
+      nodeId: NodeId,
+      text: z.string().min(1).describe('Consecutive chat/chunk texts into nodeId, joined'),
+    }),
+    message({
+      type: z.literal('node'),
+      nodeId: NodeId.describe('A node of the message’s tree, other than the turn node'),
+    }),
+  ])
+  .describe('text: streamed into nodeId; node: the first tree/update that named nodeId');
+export type StoredPart = z.infer<typeof StoredPart>;
+
+/** The turn's `cost/summary` as it was sent, without the fields that place it in a session. */
+export const StoredTurnCost = CostSummaryParams.omit({ sessionId: true, seq: true, turnId: true });
+export type StoredTurnCost = z.infer<typeof StoredTurnCost>;
+
 export const StoredMessage = message({
   id: z.string().min(1),
   turnId: TurnId,
@@ -58,6 +83,15 @@ export const StoredMessage = message({
   status: MessageStatus.optional(),
   tree: ExecutionTreeSnapshot.optional().describe('Assistant messages: the tree of that answer'),
   usage: Usage.optional(),
+  parts: z
+    .array(StoredPart)
+    .optional()
+    .describe(
+      'Assistant messages (protocol 1.1): the turn’s text and tool cards in the order they streamed',
+    ),
+  cost: StoredTurnCost.optional().describe(
+    'Assistant messages (protocol 1.1): the turn’s cost/summary, when one was sent',
+  ),
 });
 export type StoredMessage = z.infer<typeof StoredMessage>;
 
@@ -176,6 +210,12 @@ export const SessionSnapshot = message({
     .array(message({ nodeId: z.string().min(1), text: z.string() }))
     .optional()
     .describe('Text streamed so far in the running turn, per tree node'),
+  parts: z
+    .array(StoredPart)
+    .optional()
+    .describe(
+      'Protocol 1.1: the running turn’s text and nodes so far in stream order, as session/load will store them',
+    ),
   pendingApprovals: z.array(ApprovalRequestParams),
 });
 export const SessionAttachResult = message({
@@ -251,14 +291,30 @@ export const SessionUpdate = notification({
 });
 
 // session/state (d->c)
-export const SessionStateParams = message({
+/** An idle state: with stopReason it ends a turn and carries what only a turn's end knows. */
+export const IdleSessionStateParams = message({
   ...sessionEvent,
-  state: TurnState,
+  state: z.literal('idle'),
   turnId: TurnId.optional(),
-  stopReason: StopReason.optional().describe('Present when a turn ended (state idle)'),
+  stopReason: StopReason.optional().describe('Present when a turn ended'),
   usage: Usage.optional().describe('The whole turn’s usage, when it ended'),
   error: message({ message: z.string() }).optional().describe('With stopReason error'),
 });
+export type IdleSessionStateParams = z.infer<typeof IdleSessionStateParams>;
+/** Only an idle state ends a turn, so a busy one carries none of its results. */
+const notWhileBusy = z.never().optional().describe('Only with state idle');
+export const BusySessionStateParams = message({
+  ...sessionEvent,
+  state: z.enum(['running', 'requires_action']),
+  turnId: TurnId.optional(),
+  stopReason: notWhileBusy,
+  usage: notWhileBusy,
+  error: notWhileBusy,
+});
+export const SessionStateParams = z.discriminatedUnion('state', [
+  IdleSessionStateParams,
+  BusySessionStateParams,
+]);
 export type SessionStateParams = z.infer<typeof SessionStateParams>;
 export const SessionState = notification({
   method: 'session/state',

@@ -4,7 +4,15 @@
  * conformance suite drive deterministic turns and observe a client's view.
  */
 import { z } from 'zod';
-import { Empty, NonNegativeInt, PermissionMode, SessionId, ToolCallId, message } from './base.js';
+import {
+  Empty,
+  NonNegativeInt,
+  PermissionMode,
+  SessionId,
+  ToolCallId,
+  Usage,
+  message,
+} from './base.js';
 import { BudgetLimitsByKind } from './budget.js';
 import { request } from './descriptor.js';
 import { TurnState } from './session.js';
@@ -26,7 +34,11 @@ export const ScriptedReply = z.union([
   message({
     text: z.string().optional(),
     toolCalls: z.array(ScriptedToolCall).optional(),
-    usage: message({ inputTokens: NonNegativeInt, outputTokens: NonNegativeInt }).optional(),
+    usage: Usage.optional().describe('Reported as this call’s usage (cache counters since 1.1)'),
+    stop: z
+      .literal('max_tokens')
+      .optional()
+      .describe('1.1: the model is cut off at its output-token limit after this reply'),
     delayMs: NonNegativeInt.max(600_000).optional().describe('Wait before replying'),
   }),
 ]);

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import ts from 'typescript';
+import { z } from 'zod';
 import {
   ALL_METHODS,
   ClientCapabilities,
@@ -29,6 +30,7 @@ import {
   defNameOf,
   validatorFor,
   tsFilesUnder,
+  unwrap,
   type MethodKey,
 } from './support.js';
 
@@ -124,15 +126,26 @@ describe('descriptors: daemon notifications about a session carry sessionId and 
       const d = descriptorOf(key);
 
       it('declares sessionId and seq as required params', () => {
-        const object = asObject(d.params);
-        assert.ok(object, 'params are an object');
-        assert.ok('sessionId' in object.shape && 'seq' in object.shape);
-        const required = (jsonSchema.$defs[defNameOf(key, 'params')] as { required?: string[] })
-          .required;
-        assert.ok(
-          required?.includes('sessionId') && required.includes('seq'),
-          'the JSON Schema requires both',
-        );
+        // A discriminated union (session/state) must declare them in every variant.
+        const unwrapped = unwrap(d.params);
+        const variants =
+          unwrapped instanceof z.ZodDiscriminatedUnion ? unwrapped.options : [d.params];
+        const def = jsonSchema.$defs[defNameOf(key, 'params')] as {
+          required?: string[];
+          oneOf?: { required?: string[] }[];
+        };
+        const jsonVariants = def.oneOf ?? [def];
+        assert.equal(jsonVariants.length, variants.length, 'as many JSON Schema variants');
+        for (const [i, variant] of variants.entries()) {
+          const object = asObject(variant as z.ZodType);
+          assert.ok(object, 'params are an object');
+          assert.ok('sessionId' in object.shape && 'seq' in object.shape);
+          const required = jsonVariants[i]?.required;
+          assert.ok(
+            required?.includes('sessionId') && required.includes('seq'),
+            'the JSON Schema requires both',
+          );
+        }
       });
 
       it('rejects a valid example without seq, with seq 0, negative or fractional, or without sessionId', () => {

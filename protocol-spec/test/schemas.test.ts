@@ -177,7 +177,15 @@ describe('closed enums reject unknown values', () => {
     [
       'StopReason',
       StopReason,
-      ['end_turn', 'cancelled', 'budget_exceeded', 'max_iterations', 'error', 'interrupted'],
+      [
+        'end_turn',
+        'cancelled',
+        'budget_exceeded',
+        'max_iterations',
+        'error',
+        'interrupted',
+        'max_tokens',
+      ],
     ],
     ['ApprovalDecision', ApprovalDecision, ['allow', 'allowForSession', 'deny']],
     [

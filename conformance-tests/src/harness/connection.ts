@@ -553,4 +553,10 @@ export class Connection {
   close(): void {
     this.options.close();
   }
+
+  /** Ends the harness's side of the stream: on stdio the implementation's stdin reaches end of file. */
+  endOutput(): void {
+    this.options.transcript.note(this.label, 'the harness ends its output');
+    this.options.output.end();
+  }
 }

@@ -28,6 +28,8 @@ export interface MethodInfo {
 interface MetaModel {
   protocolVersion: number;
   methods: MethodInfo[];
+  /** Error code -> the schema of its `data`, where the spec gives it one. */
+  errorData?: Record<string, string>;
 }
 
 function readJson(specifier: string): unknown {
@@ -45,6 +47,7 @@ export interface Classified {
 export class SchemaValidator {
   readonly methods = new Map<string, MethodInfo>();
   readonly protocolVersion: number;
+  private readonly errorData: Readonly<Record<string, string>>;
   private readonly ajv: Ajv2020;
   private readonly schemaId: string;
   private readonly cache = new Map<string, ValidateFunction>();
@@ -58,6 +61,7 @@ export class SchemaValidator {
     this.schemaId = schema.$id;
     this.protocolVersion = meta.protocolVersion;
     for (const m of meta.methods) this.methods.set(m.method, m);
+    this.errorData = meta.errorData ?? {};
   }
 
   /** `arbor-protocol.schema.json#/$defs/X` → validator for $defs/X. */
@@ -103,8 +107,15 @@ export class SchemaValidator {
     const envelope = this.check('#/$defs/JsonRpcResponse', m, 'envelope');
     if ('result' in m && 'error' in m) envelope.push('a response carries both result and error');
     if (envelope.length > 0) return { kind: 'invalid', errors: envelope };
-    if ('error' in m)
-      return { kind: 'response', errors: this.check('#/$defs/ResponseError', m.error, 'error') };
+    if ('error' in m) {
+      const errors = this.check('#/$defs/ResponseError', m.error, 'error');
+      // A code whose data has a shape: data, when sent, must have it (errors.md#error-data).
+      const { code, data } = (m.error ?? {}) as { code?: unknown; data?: unknown };
+      const dataRef = this.errorData[String(code)];
+      if (errors.length === 0 && dataRef !== undefined && data !== undefined)
+        errors.push(...this.check(dataRef, data, `data of error ${String(code)}`));
+      return { kind: 'response', errors };
+    }
     const method = answeredMethod?.(m.id);
     const info = method ? this.methods.get(method) : undefined;
     if (!info?.result) return { kind: 'response', errors: [] };

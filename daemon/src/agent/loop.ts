@@ -62,6 +62,8 @@ export interface LoopParams {
 export type LoopOutcome =
   | { kind: 'answer'; text: string }
   | { kind: 'max_iterations'; text: string }
+  /** The model hit its output-token limit: `text` ends where the model was cut off. */
+  | { kind: 'max_tokens'; text: string }
   | { kind: 'structured'; value: unknown }
   | { kind: 'schema_not_satisfied'; message: string; errors: string[] };
 
@@ -70,6 +72,8 @@ interface ModelReply {
   toolCalls: ProviderToolCall[];
   /** The provider's own form of the message (e.g. thinking blocks), kept verbatim in history. */
   native?: NativeMessage;
+  /** The model was cut off at its output-token limit. */
+  truncated: boolean;
 }
 
 /** One tool call of a model turn, with its tree node. */
@@ -128,7 +132,8 @@ export class AgentLoop {
       const offered = this.offeredTools(lastCall);
       const reply = await this.callModel(offered);
       const offeredNames = new Set(offered.map((tool) => tool.name));
-      const calls = offered.length > 0 ? reply.toolCalls : [];
+      // A cut-off reply's tool calls may be cut off too: none of them runs (half an edit is worse than none).
+      const calls = offered.length > 0 && !reply.truncated ? reply.toolCalls : [];
       this.messages.push({
         role: 'assistant',
         content: reply.text,
@@ -136,6 +141,7 @@ export class AgentLoop {
         ...(reply.native ? { native: reply.native } : {}),
       });
 
+      if (reply.truncated) return { kind: 'max_tokens', text: this.text };
       if (calls.length === 0) {
         if (this.params.structured === undefined) {
           const cutShort = lastCall && this.offeredTools(false).length > 0;
@@ -208,7 +214,7 @@ export class AgentLoop {
     budget.beforeLlmCall(nodeId);
     this.fitHistory(tools);
 
-    const reply: ModelReply = { text: '', toolCalls: [] };
+    const reply: ModelReply = { text: '', toolCalls: [], truncated: false };
     let usage: Usage | undefined;
     const separator = this.text.length > 0 ? '\n\n' : '';
     const request = {
@@ -234,6 +240,8 @@ export class AgentLoop {
           usage = addUsage(usage, event.usage);
         } else if (event.type === 'native') {
           reply.native = event.native;
+        } else if (event.type === 'stop') {
+          reply.truncated = event.reason === 'max_tokens';
         }
       }
     } catch (error) {
@@ -525,6 +533,13 @@ export class AgentLoop {
           stored = { error: 'max_iterations', text: outcome.text };
           result = {
             content: `The subtask stopped at its iteration limit (${budget.limits.maxIterationsPerLevel}). Its last answer:\n${outcome.text}`,
+            isError: true,
+          };
+          break;
+        case 'max_tokens':
+          stored = { error: 'max_tokens', text: outcome.text };
+          result = {
+            content: `The subtask's answer was cut off at the model's output-token limit:\n${outcome.text}`,
             isError: true,
           };
           break;

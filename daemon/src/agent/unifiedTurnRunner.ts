@@ -20,7 +20,7 @@ import { Toolbelt } from '../tools/toolbelt.js';
 import { TurnCancelled } from './abort.js';
 import { withBudgets, type BudgetLimits } from './budgetLimits.js';
 import { ExecutionTree } from './executionTree.js';
-import { AgentLoop } from './loop.js';
+import { AgentLoop, type LoopOutcome } from './loop.js';
 import { rootSystemPrompt } from './prompts.js';
 import { RUN_SUBTASK } from './subtaskTools.js';
 import type { ToolGate } from './toolGate.js';
@@ -48,10 +48,20 @@ export interface UnifiedTurnRunnerOptions {
 const TURN_NODE_STATUS: Record<StopReason, NodeStatus> = {
   end_turn: 'done',
   max_iterations: 'done',
+  max_tokens: 'done',
   cancelled: 'cancelled',
   budget_exceeded: 'error',
   error: 'error',
   interrupted: 'cancelled',
+};
+
+/** How the root loop's outcome ends the turn (a root loop is never structured). */
+const STOP_REASON_OF: Record<LoopOutcome['kind'], StopReason> = {
+  answer: 'end_turn',
+  max_iterations: 'max_iterations',
+  max_tokens: 'max_tokens',
+  structured: 'end_turn',
+  schema_not_satisfied: 'end_turn',
 };
 
 export class UnifiedTurnRunner implements TurnRunner {
@@ -161,7 +171,7 @@ export class UnifiedTurnRunner implements TurnRunner {
         belt,
       });
       const outcome = await loop.run();
-      stopReason = outcome.kind === 'max_iterations' ? 'max_iterations' : 'end_turn';
+      stopReason = STOP_REASON_OF[outcome.kind];
     } catch (caught) {
       if (budget.exceeded) stopReason = 'budget_exceeded';
       else if (request.signal.aborted) stopReason = 'cancelled';

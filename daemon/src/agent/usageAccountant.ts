@@ -15,17 +15,22 @@ export function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0 };
 }
 
+/** The optional counters: absent on both sides stays absent (unknown is not zero). */
+const OPTIONAL_COUNTERS = [
+  'cachedInputTokens',
+  'cacheWriteInputTokens',
+  'reasoningTokens',
+] as const satisfies readonly (keyof Usage)[];
+
 export function addUsage(a: Usage | undefined, b: Usage): Usage {
   const sum: Usage = {
     inputTokens: (a?.inputTokens ?? 0) + b.inputTokens,
     outputTokens: (a?.outputTokens ?? 0) + b.outputTokens,
   };
-  const cached = (a?.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
-  const reasoning = (a?.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0);
-  if (a?.cachedInputTokens !== undefined || b.cachedInputTokens !== undefined)
-    sum.cachedInputTokens = cached;
-  if (a?.reasoningTokens !== undefined || b.reasoningTokens !== undefined)
-    sum.reasoningTokens = reasoning;
+  for (const counter of OPTIONAL_COUNTERS) {
+    if (a?.[counter] !== undefined || b[counter] !== undefined)
+      sum[counter] = (a?.[counter] ?? 0) + (b[counter] ?? 0);
+  }
   return sum;
 }
 

@@ -53,6 +53,35 @@ export interface AnthropicProviderOptions {
   timeoutMs?: number;
 }
 
+/** Anthropic's usage counters as the message stream reports them; any may be absent or null. */
+type AnthropicUsage = Partial<
+  Record<
+    'input_tokens' | 'output_tokens' | 'cache_read_input_tokens' | 'cache_creation_input_tokens',
+    number | null
+  >
+>;
+
+/**
+ * Anthropic counts cache reads and writes apart from `input_tokens`; the
+ * protocol's `inputTokens` counts every input token, so they are added back.
+ * A counter the event leaves out keeps its value from `base` (message_delta
+ * usage is cumulative and may omit the input side).
+ */
+export function usageFromAnthropic(u: AnthropicUsage, base: Usage | undefined): Usage {
+  const read = u.cache_read_input_tokens ?? undefined;
+  const write = u.cache_creation_input_tokens ?? undefined;
+  const input = u.input_tokens ?? undefined;
+  const usage: Usage = {
+    ...base,
+    inputTokens:
+      input === undefined ? (base?.inputTokens ?? 0) : input + (read ?? 0) + (write ?? 0),
+    outputTokens: u.output_tokens ?? base?.outputTokens ?? 0,
+  };
+  if (read !== undefined) usage.cachedInputTokens = read;
+  if (write !== undefined) usage.cacheWriteInputTokens = write;
+  return usage;
+}
+
 const STOP_REASONS: Record<string, ProviderStopReason> = {
   end_turn: 'end_turn',
   stop_sequence: 'end_turn',
@@ -191,14 +220,7 @@ export class AnthropicProvider implements Provider {
     for await (const event of stream as AsyncIterable<RawMessageStreamEvent>) {
       switch (event.type) {
         case 'message_start': {
-          const u = event.message.usage;
-          const cacheRead = u.cache_read_input_tokens ?? 0;
-          const cacheWrite = u.cache_creation_input_tokens ?? 0;
-          usage = {
-            inputTokens: (u.input_tokens ?? 0) + cacheRead + cacheWrite,
-            outputTokens: u.output_tokens ?? 0,
-            ...(u.cache_read_input_tokens != null ? { cachedInputTokens: cacheRead } : {}),
-          };
+          usage = usageFromAnthropic(event.message.usage, undefined);
           break;
         }
         case 'content_block_start': {
@@ -254,19 +276,7 @@ export class AnthropicProvider implements Provider {
         case 'message_delta': {
           stopReason = event.delta.stop_reason ?? stopReason;
           // message_delta usage is cumulative for the message.
-          const u = event.usage as unknown as Partial<Record<string, number | null>>;
-          const base = usage ?? { inputTokens: 0, outputTokens: 0 };
-          const input = u['input_tokens'];
-          const cacheRead = u['cache_read_input_tokens'];
-          const cacheWrite = u['cache_creation_input_tokens'];
-          usage = {
-            ...base,
-            outputTokens: u['output_tokens'] ?? base.outputTokens,
-            ...(typeof input === 'number'
-              ? { inputTokens: input + (cacheRead ?? 0) + (cacheWrite ?? 0) }
-              : {}),
-            ...(typeof cacheRead === 'number' ? { cachedInputTokens: cacheRead } : {}),
-          };
+          usage = usageFromAnthropic(event.usage, usage);
           break;
         }
         default:

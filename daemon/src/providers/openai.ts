@@ -264,9 +264,10 @@ export class OpenAIChatProvider implements Provider {
     const calls = assembler.finish();
     for (const call of calls) yield { type: 'tool_call', call };
     if (usage) yield { type: 'usage', usage };
-    // Some local servers finish a tool-calling turn with "stop": the calls decide.
-    const reason =
-      calls.length > 0 ? 'tool_use' : (FINISH_REASONS[finishReason ?? 'stop'] ?? 'other');
+    // Some local servers finish a tool-calling turn with "stop": the calls decide, unless the
+    // model was cut off ("length"), when its last call may be cut off too.
+    const stated = FINISH_REASONS[finishReason ?? 'stop'] ?? 'other';
+    const reason = stated === 'max_tokens' || calls.length === 0 ? stated : 'tool_use';
     yield { type: 'stop', reason };
   }
 }

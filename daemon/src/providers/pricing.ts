@@ -1,21 +1,25 @@
 /**
  * Prices per model, in USD per million tokens: input, cached input (prompt
- * cache reads), output. A model's cost is null when it is not listed here.
+ * cache reads), cache writes where the vendor bills them apart, output. A
+ * model's cost is null when it is not listed here.
  *
  * Source: the vendors' public price pages, https://openai.com/api/pricing and
  * https://www.anthropic.com/pricing (standard tier, no batch discount),
  * transcribed 2025-11. Prices change: update this table, not the code.
  *
  * Usage convention (as the providers report it): `inputTokens` counts every
- * input token, cached ones included; `cachedInputTokens` is the cached part.
- * Anthropic cache writes are billed at 1.25x input; they are counted here at
- * the plain input price (a small under-estimate, documented).
+ * input token, cache reads and writes included; `cachedInputTokens` is the
+ * part read from the cache, `cacheWriteInputTokens` the part written to it.
+ * Anthropic bills cache writes at 1.25x input (5-minute cache); OpenAI does not
+ * bill them apart, so a model without `cacheWrite` prices them as input.
  */
 import type { Usage } from '@arbor/protocol';
 
 export interface ModelPrice {
   input: number;
   cachedInput: number;
+  /** Absent: cache writes cost what input costs. */
+  cacheWrite?: number;
   output: number;
 }
 
@@ -35,14 +39,14 @@ export const PRICES: Readonly<Record<string, Readonly<Record<string, ModelPrice>
     'o3-mini': { input: 1.1, cachedInput: 0.55, output: 4.4 },
   },
   anthropic: {
-    'claude-opus-4-5': { input: 5, cachedInput: 0.5, output: 25 },
-    'claude-opus-4-1': { input: 15, cachedInput: 1.5, output: 75 },
-    'claude-opus-4': { input: 15, cachedInput: 1.5, output: 75 },
-    'claude-sonnet-4-5': { input: 3, cachedInput: 0.3, output: 15 },
-    'claude-sonnet-4': { input: 3, cachedInput: 0.3, output: 15 },
-    'claude-3-7-sonnet': { input: 3, cachedInput: 0.3, output: 15 },
-    'claude-haiku-4-5': { input: 1, cachedInput: 0.1, output: 5 },
-    'claude-3-5-haiku': { input: 0.8, cachedInput: 0.08, output: 4 },
+    'claude-opus-4-5': { input: 5, cachedInput: 0.5, cacheWrite: 6.25, output: 25 },
+    'claude-opus-4-1': { input: 15, cachedInput: 1.5, cacheWrite: 18.75, output: 75 },
+    'claude-opus-4': { input: 15, cachedInput: 1.5, cacheWrite: 18.75, output: 75 },
+    'claude-sonnet-4-5': { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 },
+    'claude-sonnet-4': { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 },
+    'claude-3-7-sonnet': { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 },
+    'claude-haiku-4-5': { input: 1, cachedInput: 0.1, cacheWrite: 1.25, output: 5 },
+    'claude-3-5-haiku': { input: 0.8, cachedInput: 0.08, cacheWrite: 1, output: 4 },
   },
 };
 
@@ -75,9 +79,11 @@ export function costOf(provider: string, model: string, usage: Usage): number | 
   const price = priceOf(provider, model);
   if (price === undefined) return null;
   const cached = Math.min(usage.cachedInputTokens ?? 0, usage.inputTokens);
+  const written = Math.min(usage.cacheWriteInputTokens ?? 0, usage.inputTokens - cached);
   const cost =
-    (usage.inputTokens - cached) * price.input +
+    (usage.inputTokens - cached - written) * price.input +
     cached * price.cachedInput +
+    written * (price.cacheWrite ?? price.input) +
     usage.outputTokens * price.output;
   return cost / 1_000_000;
 }

@@ -196,14 +196,8 @@ export class ScriptedProvider implements Provider {
         },
       };
     }
-    yield {
-      type: 'usage',
-      usage: {
-        inputTokens: reply.usage?.inputTokens ?? 0,
-        outputTokens: reply.usage?.outputTokens ?? 0,
-      },
-    };
-    yield { type: 'stop', reason: calls.length > 0 ? 'tool_use' : 'end_turn' };
+    yield { type: 'usage', usage: reply.usage ?? { inputTokens: 0, outputTokens: 0 } };
+    yield { type: 'stop', reason: reply.stop ?? (calls.length > 0 ? 'tool_use' : 'end_turn') };
   }
 
   price(): number {

@@ -29,6 +29,7 @@ import {
 } from 'vscode-jsonrpc/node';
 import { RpcError, rpcErrors } from '../rpcError.js';
 import type { ClientPeer } from '../session/clientPeer.js';
+import { eventForClient } from './v1Events.js';
 import type { EventSubscriber, SessionEvent } from '../session/eventBus.js';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionLimits.js';
 import { daemonCapabilities, type DaemonContext } from './daemonContext.js';
@@ -219,7 +220,8 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
       this.detachSlowConsumer(sessionId);
       return;
     }
-    this.connection.sendNotification(event.method, event.params).catch(() => {
+    const sent = eventForClient(event, this.clientCapabilities);
+    this.connection.sendNotification(sent.method, sent.params).catch(() => {
       // A dead stream is noticed by onClose; the event stays in the replay log.
     });
   }
@@ -392,7 +394,11 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
     const response = {
       jsonrpc: '2.0',
       id: fault.id,
-      error: { code: fault.code, message: fault.message },
+      error: {
+        code: fault.code,
+        message: fault.message,
+        ...(fault.data === undefined ? {} : { data: fault.data }),
+      },
     } as Message;
     this.faultResponses.add(response);
     const written = this.writer.write(response).catch(() => undefined);

@@ -3,7 +3,14 @@
  * @arbor/protocol before it reaches vscode-jsonrpc, which would otherwise log
  * and drop (or guess at) a broken message instead of answering -32600.
  */
-import { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '@arbor/protocol';
+import {
+  JsonRpcErrorCodes,
+  JsonRpcId,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  isResponseShaped,
+} from '@arbor/protocol';
 import type { Message } from 'vscode-jsonrpc';
 import { LspMethods } from './lspMethods.js';
 import { faults, type JsonRpcIdOrNull, type ProtocolFault } from './protocolFault.js';
@@ -29,6 +36,7 @@ export function checkEnvelope(value: unknown): EnvelopeCheck {
     const kind = hasMethod ? (hasId ? 'request' : 'notification') : 'response';
     const where = parsed.error.issues[0];
     const detail = where ? `${where.path.join('.') || 'message'}: ${where.message}` : 'invalid';
+    if (isResponseShaped(record)) return invalidResponse(id, detail);
     return { ok: false, fault: faults.invalidRequest(`invalid JSON-RPC ${kind} (${detail})`, id) };
   }
   // vscode-jsonrpc reads `params.id` of a cancel notification unguarded; a bad
@@ -43,6 +51,20 @@ export function checkEnvelope(value: unknown): EnvelopeCheck {
   }
   // The original object goes on: zod's parse strips fields we must not lose.
   return { ok: true, message: record as unknown as Message };
+}
+
+/**
+ * A response is never answered (transport.md#transport-invalid-response): an
+ * invalid one becomes an error answer to the request it names, which fails
+ * that request (or is ignored like any answer to no outstanding request).
+ */
+function invalidResponse(id: JsonRpcIdOrNull, detail: string): EnvelopeCheck {
+  if (id === null) return { ok: false, fault: null };
+  const error = {
+    code: JsonRpcErrorCodes.InvalidRequest,
+    message: `invalid JSON-RPC response (${detail})`,
+  };
+  return { ok: true, message: { jsonrpc: '2.0', id, error } as unknown as Message };
 }
 
 function usableId(id: unknown): JsonRpcIdOrNull {

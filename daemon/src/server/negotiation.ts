@@ -12,7 +12,7 @@ import {
   type InitializeParams,
 } from '@arbor/protocol';
 import type { TraceValue } from 'vscode-jsonrpc';
-import { RpcError } from '../rpcError.js';
+import { RpcError, rpcErrors } from '../rpcError.js';
 import { tokenMatches } from './socketToken.js';
 
 /**
@@ -56,11 +56,7 @@ export function negotiateVersion(params: InitializeParams): number {
   const candidate = Math.min(requested, PROTOCOL_VERSION);
   const agreed = SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v <= candidate).sort((a, b) => b - a)[0];
   if (agreed === undefined) {
-    throw new RpcError(
-      ArborErrorCodes.UnsupportedProtocolVersion,
-      `protocol version ${requested} is not supported`,
-      { supported: [...SUPPORTED_PROTOCOL_VERSIONS] },
-    );
+    throw rpcErrors.unsupportedProtocolVersion(requested, SUPPORTED_PROTOCOL_VERSIONS);
   }
   return agreed;
 }

@@ -3,13 +3,15 @@
  * connection (bad frame, bad JSON, bad envelope). It is answered with an error
  * response the connection never sees.
  */
-import { ArborErrorCodes, JsonRpcErrorCodes } from '@arbor/protocol';
+import { ArborErrorCodes, JsonRpcErrorCodes, type MessageTooLargeData } from '@arbor/protocol';
 
 export type JsonRpcIdOrNull = string | number | null;
 
 export interface ProtocolFault {
   code: number;
   message: string;
+  /** The error's `data`, when its code defines one (errors.md). */
+  data?: MessageTooLargeData;
   /** The request's id when it could be read, else null (JSON-RPC 2.0 §5). */
   id: JsonRpcIdOrNull;
   /** The stream cannot be trusted any more: answer, then close the connection. */
@@ -32,6 +34,7 @@ export const faults = {
   tooLarge: (length: number, max: number): ProtocolFault => ({
     code: ArborErrorCodes.MessageTooLarge,
     message: `message of ${length} bytes exceeds the maximum of ${max} bytes; it was discarded`,
+    data: { maxMessageBytes: max, contentLength: length },
     id: null,
     fatal: false,
   }),

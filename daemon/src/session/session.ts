@@ -32,6 +32,7 @@ import type {
   TurnResult,
   TurnRunner,
 } from '../agent/turnRunner.js';
+import { TurnTranscript } from '@arbor/protocol/client';
 import type { Logger } from '../logging/logger.js';
 import { rpcErrors } from '../rpcError.js';
 import type { Store } from '../store/index.js';
@@ -103,6 +104,8 @@ export class Session {
   private liveTree = new Map<string, ExecutionTreeNode>();
   /** Text the running turn streamed so far, per tree node, for attach snapshots. */
   private liveTexts = new Map<string, string>();
+  /** The running turn's text and nodes in stream order, and its cost, for the store. */
+  private liveTranscript = new TurnTranscript();
   private disposed = false;
   /** Allow-for-session grants; every loop of every later turn reads them. */
   readonly grants = new SessionGrants();
@@ -194,6 +197,7 @@ export class Session {
           turnId: this.running.turnId,
           tree: { version: 1, nodes: [...this.liveTree.values()] },
           texts: [...this.liveTexts].map(([nodeId, text]) => ({ nodeId, text })),
+          parts: this.liveTranscript.parts,
         }),
         pendingApprovals: this.approvals.pending(),
       };
@@ -275,6 +279,7 @@ export class Session {
     this.info.state = 'running';
     this.liveTree = new Map();
     this.liveTexts = new Map();
+    this.liveTranscript = new TurnTranscript();
     return { turnId, begin: () => void this.runTurn(running, text, history, budgets) };
   }
 
@@ -352,9 +357,13 @@ export class Session {
       const { nodes } = params as unknown as SessionEventParams<typeof Methods.TreeUpdate>;
       for (const node of nodes)
         this.liveTree.set(node.id, { ...this.liveTree.get(node.id), ...node });
+      this.liveTranscript.nodes(nodes);
     } else if (method === Methods.ChatChunk.method) {
       const { nodeId, text } = params as unknown as SessionEventParams<typeof Methods.ChatChunk>;
       this.liveTexts.set(nodeId, (this.liveTexts.get(nodeId) ?? '') + text);
+      this.liveTranscript.text(nodeId, text);
+    } else if (method === Methods.CostSummary.method) {
+      this.liveTranscript.cost(params as unknown as SessionEventParams<typeof Methods.CostSummary>);
     } else if (method === Methods.SessionState.method) {
       const { state } = params as unknown as SessionEventParams<typeof Methods.SessionState>;
       this.info.state = state;
@@ -510,6 +519,7 @@ export class Session {
     error: string | undefined,
   ): string | undefined {
     const tree = result?.tree ?? { version: 1 as const, nodes: [...this.liveTree.values()] };
+    const cost = this.liveTranscript.costSummary;
     const attempt = (assistantText: string, why: string | undefined): string | undefined => {
       try {
         this.deps.store.commitTurn({
@@ -518,6 +528,9 @@ export class Session {
           // Stored rows, like events, never hold a secret the daemon knows.
           assistantText: daemonSecrets.redact(assistantText),
           tree: daemonSecrets.redactDeep(tree),
+          // The fallback without the answer's text drops its parts too: they hold the same text.
+          ...(why === undefined && { parts: daemonSecrets.redactDeep(this.liveTranscript.parts) }),
+          ...(cost && { cost }),
           usage,
           byModel,
           ...((why ?? error) !== undefined && { error: why ?? error }),

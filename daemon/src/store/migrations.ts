@@ -121,6 +121,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE turns ADD COLUMN owner_pid INTEGER;  -- NULL: written before version 4, owner unknown
     `,
   },
+  {
+    version: 5,
+    description:
+      'what the user saw of each turn: its text and tool cards in stream order, and its cost/summary',
+    sql: `
+      ALTER TABLE messages ADD COLUMN parts TEXT;      -- JSON StoredPart[]; NULL: stored before version 5
+      ALTER TABLE turns ADD COLUMN cost TEXT;          -- JSON StoredTurnCost; NULL: none sent, or before version 5
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

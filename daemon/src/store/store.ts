@@ -34,6 +34,8 @@ import type {
   SessionNewParams,
   StopReason,
   StoredMessage,
+  StoredPart,
+  StoredTurnCost,
   Usage,
 } from '@arbor/protocol';
 import { digestArgs } from './argsDigest.js';
@@ -111,6 +113,10 @@ export interface TurnCommit {
   /** Provider-specific fields of the assistant message (reasoning ids, signatures...), kept verbatim. */
   providerFields?: unknown;
   tree: ExecutionTreeSnapshot;
+  /** The turn's text runs and nodes in stream order (sessions.md#stored-parts). */
+  parts?: readonly StoredPart[];
+  /** The turn's cost/summary, when one was sent. */
+  cost?: StoredTurnCost;
   usage: Usage;
   byModel: readonly ModelCost[];
   /** With stopReason `error`: the message shown to the user. */
@@ -213,6 +219,7 @@ interface TurnRow {
   ended_at: string | null;
   usage: string | null;
   owner_pid: number | null;
+  cost: string | null;
 }
 
 interface MessageRow {
@@ -225,6 +232,8 @@ interface MessageRow {
   status: TurnStatus;
   usage: string | null;
   snapshot: string | null;
+  parts: string | null;
+  cost: string | null;
 }
 
 interface UsageRow {
@@ -305,8 +314,9 @@ export class Store {
       getTurn: p(`SELECT * FROM turns WHERE id = ?`),
       runningTurnOf: p(`SELECT id FROM turns WHERE session_id = ? AND status = 'running'`),
       endTurn: p(`UPDATE turns SET status = @status, stop_reason = @stopReason, error = @error,
-                    ended_at = @endedAt, usage = @usage WHERE id = @id AND status = 'running'`),
+                    ended_at = @endedAt, usage = @usage, cost = @cost WHERE id = @id AND status = 'running'`),
       runningTurns: p(`SELECT id, session_id, owner_pid FROM turns WHERE status = 'running'`),
+      setTurnCost: p(`UPDATE turns SET cost = ? WHERE id = ?`),
       interruptTurn:
         p(`UPDATE turns SET status = 'interrupted', stop_reason = 'interrupted', ended_at = ?
                            WHERE id = ? AND status = 'running'`),
@@ -314,8 +324,8 @@ export class Store {
         `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?`,
       ).pluck(),
       insertMessage:
-        p(`INSERT INTO messages (id, session_id, turn_id, seq, role, content, provider_fields, created_at)
-                        VALUES (@id, @sessionId, @turnId, @seq, @role, @content, @providerFields, @createdAt)`),
+        p(`INSERT INTO messages (id, session_id, turn_id, seq, role, content, provider_fields, created_at, parts)
+                        VALUES (@id, @sessionId, @turnId, @seq, @role, @content, @providerFields, @createdAt, @parts)`),
       insertTree: p(`INSERT INTO trees (message_id, snapshot) VALUES (?, ?)`),
       insertUsage:
         p(`INSERT INTO turn_usage (turn_id, provider, model, calls, input_tokens, output_tokens,
@@ -324,7 +334,7 @@ export class Store {
                         @cachedInputTokens, @reasoningTokens, @cost)`),
       usageOfTurn: p(`SELECT * FROM turn_usage WHERE turn_id = ? ORDER BY rowid`),
       messagesOf: p(`SELECT m.id, m.turn_id, m.role, m.content, m.created_at, m.provider_fields,
-                       t.status, t.usage, tr.snapshot
+                       m.parts, t.status, t.usage, t.cost, tr.snapshot
                      FROM messages m JOIN turns t ON t.id = m.turn_id LEFT JOIN trees tr ON tr.message_id = m.id
                      WHERE m.session_id = ? ORDER BY m.seq`),
       historyOf:
@@ -484,6 +494,7 @@ export class Store {
         error: commit.error ?? null,
         endedAt,
         usage,
+        cost: commit.cost === undefined ? null : JSON.stringify(commit.cost),
       });
       for (const tool of commit.toolMessages ?? []) {
         this.insertMessage(
@@ -500,6 +511,7 @@ export class Store {
         'assistant',
         commit.assistantText,
         commit.providerFields,
+        commit.parts,
       );
       this.sql.insertTree.run(message.id, tree);
       for (const entry of commit.byModel) {
@@ -521,6 +533,8 @@ export class Store {
         status: statusOf(commit.stopReason) as StoredMessage['status'],
         tree: commit.tree,
         usage: commit.usage,
+        ...(commit.parts && { parts: [...commit.parts] }),
+        ...(commit.cost && { cost: commit.cost }),
       };
     });
   }
@@ -759,8 +773,16 @@ export class Store {
       this.sql.foldableEvents.iterate(sessionId) as IterableIterator<StoredEventRow>,
     );
     if (!replayed) return;
-    const message = this.insertMessage(sessionId, turnId, 'assistant', replayed.text, undefined);
+    const message = this.insertMessage(
+      sessionId,
+      turnId,
+      'assistant',
+      replayed.text,
+      undefined,
+      replayed.parts,
+    );
     this.sql.insertTree.run(message.id, JSON.stringify(replayed.tree));
+    if (replayed.cost) this.sql.setTurnCost.run(JSON.stringify(replayed.cost), turnId);
   }
 
   private insertMessage(
@@ -769,6 +791,7 @@ export class Store {
     role: StoredMessage['role'],
     content: string,
     providerFields: unknown,
+    parts?: readonly StoredPart[],
   ): StoredMessage {
     const message: StoredMessage = {
       id: randomUUID(),
@@ -782,6 +805,7 @@ export class Store {
       sessionId,
       seq: this.sql.nextMessageSeq.get(sessionId) as number,
       providerFields: providerFields === undefined ? null : JSON.stringify(providerFields),
+      parts: parts === undefined ? null : JSON.stringify(parts),
     });
     return message;
   }
@@ -808,8 +832,12 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN);
 }
 
+/**
+ * A cut-off answer (max_tokens, 1.1) is stored as complete: stored statuses are
+ * a closed v1 enum that session/load sends to every client; stop_reason keeps why.
+ */
 function statusOf(stopReason: StopReason): Exclude<TurnStatus, 'running'> {
-  return stopReason === 'end_turn' ? 'complete' : stopReason;
+  return stopReason === 'end_turn' || stopReason === 'max_tokens' ? 'complete' : stopReason;
 }
 
 function titleFrom(text: string): string {
@@ -843,6 +871,10 @@ function toStoredMessage(row: MessageRow): StoredMessage {
     ...(row.snapshot !== null ? { tree: JSON.parse(row.snapshot) as ExecutionTreeSnapshot } : {}),
     ...(row.role === 'assistant' && row.usage !== null
       ? { usage: JSON.parse(row.usage) as Usage }
+      : {}),
+    ...(row.parts !== null ? { parts: JSON.parse(row.parts) as StoredPart[] } : {}),
+    ...(row.role === 'assistant' && row.cost !== null
+      ? { cost: JSON.parse(row.cost) as StoredTurnCost }
       : {}),
   };
 }

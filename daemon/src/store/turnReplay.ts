@@ -6,19 +6,25 @@
  *
  * The fold is the client's one (tree.md#upsert): `tree/update` nodes are
  * merged by id, `chat/chunk` text is appended per node. The answer is the
- * text of the turn node, as the root loop's text is for a committed turn.
+ * text of the turn node, as the root loop's text is for a committed turn;
+ * the parts and cost are folded by the same TurnTranscript a live turn's
+ * commit uses, so an interrupted turn loads in the same shape.
  * Rows that do not match the protocol's schemas are skipped: this runs at
  * startup and must never stop the daemon from starting.
  */
 import {
   ChatChunkParams,
+  CostSummaryParams,
   FINAL_NODE_STATUSES,
   Methods,
   TreeUpdateParams,
   type ExecutionTreeNode,
   type ExecutionTreeSnapshot,
   type NodeStatus,
+  type StoredPart,
+  type StoredTurnCost,
 } from '@arbor/protocol';
+import { TurnTranscript } from '@arbor/protocol/client';
 
 /** One row of the events table: `params` as stored (JSON text), or already parsed. */
 export interface StoredEventRow {
@@ -31,6 +37,10 @@ export interface ReplayedTurn {
   text: string;
   /** Parents first, every node in a final status. */
   tree: ExecutionTreeSnapshot;
+  /** Text runs and nodes in stream order (sessions.md#stored-parts), as far as the log goes. */
+  parts: StoredPart[];
+  /** The turn's cost/summary, if it got as far as sending one. */
+  cost?: StoredTurnCost;
 }
 
 /** tree.md#tree-turn-node-status: any stop reason but end_turn, max_iterations or cancelled ends the turn node `error`. */
@@ -48,6 +58,7 @@ export function replayTurn(
   events: Iterable<StoredEventRow>,
 ): ReplayedTurn | undefined {
   const nodes = new Map<string, ExecutionTreeNode>();
+  const transcript = new TurnTranscript();
   let text = '';
   let found = false;
   for (const row of events) {
@@ -56,11 +67,17 @@ export function replayTurn(
       if (!parsed.success || parsed.data.turnId !== turnId) continue;
       found = true;
       for (const node of parsed.data.nodes) nodes.set(node.id, { ...nodes.get(node.id), ...node });
+      transcript.nodes(parsed.data.nodes);
     } else if (row.method === Methods.ChatChunk.method) {
       const parsed = ChatChunkParams.safeParse(parseParams(row.params));
       if (!parsed.success || parsed.data.turnId !== turnId) continue;
       found = true;
       if (parsed.data.nodeId === turnId) text += parsed.data.text;
+      transcript.text(parsed.data.nodeId, parsed.data.text);
+    } else if (row.method === Methods.CostSummary.method) {
+      const parsed = CostSummaryParams.safeParse(parseParams(row.params));
+      if (!parsed.success || parsed.data.turnId !== turnId) continue;
+      transcript.cost(parsed.data);
     }
   }
   if (!found) return undefined;
@@ -77,10 +94,14 @@ export function replayTurn(
       depth: 0,
     });
   }
-  return {
-    text,
-    tree: { version: 1, nodes: parentsFirst(nodes, turnId).map((node) => closed(node, turnId)) },
+  const tree: ExecutionTreeSnapshot = {
+    version: 1,
+    nodes: parentsFirst(nodes, turnId).map((node) => closed(node, turnId)),
   };
+  // Refolded against the tree: a node left out of it names no card a client could draw.
+  const parts = TurnTranscript.fromParts(transcript.parts, tree).parts;
+  const cost = transcript.costSummary;
+  return { text, tree, parts, ...(cost && { cost }) };
 }
 
 function parseParams(params: unknown): unknown {

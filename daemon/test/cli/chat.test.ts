@@ -5,7 +5,7 @@
  * in-process fake daemon on a socket.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findMethod, type ScriptInput } from '@arbor/protocol';
@@ -82,6 +82,49 @@ describe('arbor chat (terminal client)', function () {
   this.timeout(30_000);
 
   describe('through a plain pipe', () => {
+    it('tool lines say what each call is about, from the tool catalogue', async () => {
+      const dir = tempDir();
+      writeFileSync(join(dir, 'a.txt'), 'alpha\n');
+      const script = writeScript(dir, {
+        version: 1,
+        conversations: {
+          '*': [
+            {
+              toolCalls: [
+                { name: 'read_file', arguments: { path: 'a.txt' } },
+                { name: 'write_file', arguments: { path: 'notes.md', content: 'x\ny' } },
+              ],
+            },
+            { text: 'Written.' },
+          ],
+        },
+      });
+      const run = runChat(chatArgs(dir, script, '--mode', 'auto', 'Note it down'));
+      run.child.stdin!.end();
+      const { code, output, stderr } = await run.exit;
+      assert.equal(code, 0, stderr);
+      // The path, not the JSON of the arguments; the category of a call that writes.
+      assert.match(output, /^ {2}✓ read_file a\.txt\b/m);
+      assert.match(output, /^ {2}✓ write_file \(write\) notes\.md\b/m);
+      assert.ok(!output.includes('{"path"'), output);
+    });
+
+    it('/model shows the session’s model and switches it without a new chat', async () => {
+      const dir = tempDir();
+      const run = runChat(chatArgs(dir, writeScript(dir, NESTED), '--model', 'scripted:first'));
+      run.child.stdin!.end('/model\n/model scripted:second\n/model nocolon\n/model\n');
+      const { code, output, stderr } = await run.exit;
+      assert.equal(code, 0, stderr);
+      const said = output.split('\n').filter((l) => l.startsWith('model'));
+      assert.deepEqual(said.slice(0, 2), [
+        'model: scripted:first',
+        'model: scripted:second from the next turn on',
+      ]);
+      assert.match(said[2] ?? '', /^model not changed: /, 'a model the daemon refuses');
+      assert.equal(said[3], 'model: scripted:second', 'the same session, now on the new model');
+      assert.equal((output.match(/^session /gm) ?? []).length, 1, 'no new chat was started');
+    });
+
     it('prints the answer, then the nested execution tree once, without escape sequences', async () => {
       const dir = tempDir();
       const run = runChat(chatArgs(dir, writeScript(dir, NESTED), 'Survey the layers'));

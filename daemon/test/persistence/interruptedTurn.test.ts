@@ -6,6 +6,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { FINAL_NODE_STATUSES, Methods, type ExecutionTreeNode } from '@arbor/protocol';
+import { TurnTranscript } from '@arbor/protocol/client';
 import type { Json } from '../helpers/wire.js';
 import { assertValid } from '../helpers/schemas.js';
 import {
@@ -59,6 +60,15 @@ describe('persistence: a turn killed mid-way keeps its partial answer and tree',
     assert.ok(subtask, 'the subtask was announced');
     await first.waitForEvent('tree/update', done(subtask.id));
     const streamed = foldTree(first, turnId);
+    // What the user saw, folded as a client folds it (sessions.md#sessions-load-parts-fold).
+    const seen = new TurnTranscript();
+    for (const event of first.events()) {
+      const params = event['params'] as Json | undefined;
+      if (params?.['turnId'] !== turnId) continue;
+      if (event['method'] === 'tree/update') seen.nodes(params['nodes'] as ExecutionTreeNode[]);
+      if (event['method'] === 'chat/chunk')
+        seen.text(params['nodeId'] as string, params['text'] as string);
+    }
     const rootText = first
       .events('chat/chunk')
       .map((e) => e['params'] as Json)
@@ -106,12 +116,15 @@ describe('persistence: a turn killed mid-way keeps its partial answer and tree',
       ],
     );
     assert.equal(tree.nodes[0]!.id, turnId, 'the turn node comes first');
-    const seen = new Set<string>();
+    const placed = new Set<string>();
     for (const node of tree.nodes) {
       assert.ok(FINAL_NODE_STATUSES.includes(node.status), `${node.id} is ${node.status}`);
-      if (node.parentId !== null) assert.ok(seen.has(node.parentId), `${node.id} after its parent`);
-      seen.add(node.id);
+      if (node.parentId !== null)
+        assert.ok(placed.has(node.parentId), `${node.id} after its parent`);
+      placed.add(node.id);
     }
+    // The text and cards in the order they streamed, the subtask's own text too.
+    assert.deepEqual(messages[1]!['parts'], seen.parts);
 
     // The log still ends the turn with its idle event.
     await second.result('session/attach', { sessionId, role: 'observer', sinceSeq: 0 });

@@ -63,7 +63,7 @@ describe('anthropic provider (real SDK, local fake API)', () => {
     assert.equal(error, undefined);
     assert.equal(text(events), 'Hello, world!');
     assert.deepEqual(usageOf(events), [
-      { inputTokens: 25, outputTokens: 12, cachedInputTokens: 0 },
+      { inputTokens: 25, outputTokens: 12, cachedInputTokens: 0, cacheWriteInputTokens: 0 },
     ]);
     assert.deepEqual(events.at(-1), { type: 'stop', reason: 'end_turn' });
     const [request] = fake.requests;
@@ -96,6 +96,22 @@ describe('anthropic provider (real SDK, local fake API)', () => {
     );
   });
 
+  it('stop_reason max_tokens: stop max_tokens; cache reads and writes counted apart and in inputTokens', async () => {
+    fake.replyWith('max_tokens.sse');
+    const { events, error } = await run();
+    assert.equal(error, undefined);
+    assert.equal(text(events), 'The release notes, in full: first,');
+    assert.deepEqual(events.at(-1), { type: 'stop', reason: 'max_tokens' });
+    assert.deepEqual(usageOf(events), [
+      {
+        inputTokens: 40 + 2000 + 300,
+        outputTokens: 64,
+        cachedInputTokens: 2000,
+        cacheWriteInputTokens: 300,
+      },
+    ]);
+  });
+
   it('several tool_use blocks, empty input is {}, cache tokens, thinking kept verbatim and sent back', async () => {
     fake.replyWith('parallel_tool_use.sse', 'final_answer.sse');
     const { events } = await run();
@@ -110,7 +126,12 @@ describe('anthropic provider (real SDK, local fake API)', () => {
       },
     ]);
     assert.deepEqual(usageOf(events), [
-      { inputTokens: 2100 + 1024 + 100, outputTokens: 160, cachedInputTokens: 1024 },
+      {
+        inputTokens: 2100 + 1024 + 100,
+        outputTokens: 160,
+        cachedInputTokens: 1024,
+        cacheWriteInputTokens: 100,
+      },
     ]);
     const native = events.find((e) => e.type === 'native');
     assert.ok(native && native.type === 'native');

@@ -112,6 +112,21 @@ describe('openai provider (real SDK, local fake API)', () => {
     });
   });
 
+  it('finish_reason "length" with a half-written tool call: stop max_tokens, not tool_use; cached tokens', async () => {
+    fake.replyWith('length.sse');
+    const { events, error } = await collect(
+      provider().stream(REQUEST, new AbortController().signal),
+    );
+    assert.equal(error, undefined);
+    assert.deepEqual(events.at(-1), { type: 'stop', reason: 'max_tokens' });
+    assert.deepEqual(of(events, 'usage')[0]!.usage, {
+      inputTokens: 2340,
+      outputTokens: 64,
+      cachedInputTokens: 2048,
+      reasoningTokens: 0,
+    });
+  });
+
   it('tool calls without ids or index (local servers) are all kept, with unique ids; "stop" with calls is tool_use', async () => {
     fake.replyWith('tool_calls_without_ids.sse');
     const local = createProviderFactories({ env: {} }).local(

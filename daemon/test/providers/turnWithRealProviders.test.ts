@@ -58,10 +58,21 @@ const CASES = [
   {
     api: 'anthropic' as const,
     model: 'anthropic:claude-haiku-4-5',
-    // claude-haiku-4-5: $1 input, $0.1 cached, $5 output per million.
+    // claude-haiku-4-5: $1 input, $0.1 cache reads, $1.25 cache writes, $5 output per million.
     expectedCost:
-      (2200 * 1 + 1024 * 0.1 + 160 * 5 + (60 * 1 + 9 * 5) + (1500 * 1 + 1200 * 0.1 + 11 * 5)) / 1e6,
-    usage: { inputTokens: 3224 + 60 + 2700, outputTokens: 180, cachedInputTokens: 2224 },
+      (2100 * 1 +
+        1024 * 0.1 +
+        100 * 1.25 +
+        160 * 5 +
+        (60 * 1 + 9 * 5) +
+        (1500 * 1 + 1200 * 0.1 + 11 * 5)) /
+      1e6,
+    usage: {
+      inputTokens: 3224 + 60 + 2700,
+      outputTokens: 180,
+      cachedInputTokens: 2224,
+      cacheWriteInputTokens: 100,
+    },
   },
 ];
 
@@ -135,6 +146,53 @@ for (const c of CASES) {
         : ['toolu_01ReadB', 'toolu_02ListC', 'toolu_03SubD'])
         assert.ok(ids.includes(id), id);
       if (c.api === 'anthropic') assert.ok(ids.includes('"type":"thinking"'), 'thinking sent back');
+    });
+
+    it('a reply cut off at the output-token limit ends the turn max_tokens; its text is kept, its tool call never runs', async () => {
+      fake.respond(() => ({ fixture: c.api === 'openai' ? 'length.sse' : 'max_tokens.sse' }));
+      const requestsBefore = fake.requests.length;
+      const ran: string[] = [];
+      const spy = defineTool({
+        name: 'read_file',
+        description: 'Reads a file',
+        input: z.object({ path: z.string() }),
+        category: 'read',
+        execute: ({ path }) => {
+          ran.push(path);
+          return 'contents';
+        },
+      }) as Tool;
+      const runner = createTurnRunner({
+        budgets: DEFAULT_BUDGET_LIMITS,
+        defaultModel: c.model,
+        scriptPath: undefined,
+        log: () => undefined,
+        tools: [spy],
+        providers: { [c.api]: { apiKey: `key-${c.api}`, baseUrl: fake.baseURL } },
+      });
+      const sink = new RecordingSink();
+      const result = await runner.run({
+        sessionId: SESSION_ID,
+        turnId: TURN_ID,
+        text: 'Write out the release notes in full.',
+        workspaceRoot: '/tmp',
+        model: undefined,
+        script: undefined,
+        permissionMode: () => 'auto',
+        history: [],
+        events: sink,
+        signal: new AbortController().signal,
+      });
+      assert.equal(result.stopReason, 'max_tokens');
+      assert.equal(result.error, undefined);
+      assert.equal(result.text, 'The release notes, in full: first,');
+      assert.deepEqual(ran, [], 'the cut-off tool call did not run');
+      assert.equal(fake.requests.length - requestsBefore, 1, 'no further model call');
+      const nodes = result.tree.nodes as TreeNode[];
+      assert.deepEqual(
+        nodes.map((n) => [n.kind, n.status]),
+        [['turn', 'done']],
+      );
     });
 
     it('unknown model: tokens counted, cost null', async () => {

@@ -120,6 +120,9 @@ describe('store: migrations', () => {
           ],
         );
         assert.deepEqual(loaded.messages[1]!.tree, tree);
+        // Stored before parts and cost were kept: loaded without them, as a 1.0 daemon sends it.
+        assert.equal(loaded.messages[1]!.parts, undefined);
+        assert.equal(loaded.messages[1]!.cost, undefined);
         assert.deepEqual(store.turnUsage('old-turn'), [
           {
             provider: 'openai',

@@ -1,7 +1,13 @@
 /** Everything the store keeps comes back as it went in, typed as the protocol says. */
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
-import { SessionInfo, SessionLoadResult, StoredMessage } from '@arbor/protocol';
+import {
+  SessionInfo,
+  SessionLoadResult,
+  StoredMessage,
+  type StoredPart,
+  type StoredTurnCost,
+} from '@arbor/protocol';
 import { digestArgs, openStore, StoreError, type Store } from '../../src/store/index.js';
 import {
   byModel,
@@ -122,6 +128,28 @@ describe('store: round trip of every table', () => {
     assert.equal(turn.stopReason, 'end_turn');
     assert.deepEqual(turn.usage, usage);
     assert.ok(turn.endedAt! >= turn.startedAt);
+  });
+
+  it('an answer’s parts and cost/summary come back from loadSession as committed', () => {
+    const { sessionId } = store.createSession(newSession());
+    store.appendUserMessage(sessionId, 't1', 'q');
+    const parts: StoredPart[] = [
+      { type: 'text', nodeId: 't1', text: 'Reading first. ' },
+      { type: 'node', nodeId: 't1-n1' },
+      { type: 'text', nodeId: 't1-n1', text: 'inside the subtask' },
+      { type: 'text', nodeId: 't1', text: 'Done.' },
+    ];
+    const cost: StoredTurnCost = { usage, cost: 0.0042, currency: 'USD', byModel };
+    const committed = store.commitTurn(turnCommit('t1', { parts, cost }));
+    store.appendUserMessage(sessionId, 't2', 'q2');
+    store.commitTurn(turnCommit('t2'));
+    const [, answer, , plain] = store.loadSession(sessionId)!.messages;
+    assert.deepEqual(answer!.parts, parts);
+    assert.deepEqual(answer!.cost, cost);
+    assert.deepEqual(committed.parts, parts);
+    assert.equal(plain!.parts, undefined, 'a turn committed without parts has none');
+    assert.equal(plain!.cost, undefined, 'no cost/summary, no cost');
+    StoredMessage.parse(answer);
   });
 
   it('provider-specific fields are kept verbatim and handed to the next turn', () => {

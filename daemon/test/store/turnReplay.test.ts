@@ -72,6 +72,47 @@ describe('store: replaying an interrupted turn', () => {
         { ...node('n4', 'n3', 'cancelled'), depth: 1 },
       ],
     });
+    // What the user saw, in stream order: the other turn's events are not part of it.
+    assert.deepEqual(replayed.parts, [
+      { type: 'text', nodeId: T, text: 'Let me look.' },
+      { type: 'node', nodeId: 'n1' },
+      { type: 'node', nodeId: 'n2' },
+      { type: 'node', nodeId: 'n3' },
+      { type: 'text', nodeId: 'n3', text: 'subtask text' },
+      { type: 'node', nodeId: 'n4' },
+    ]);
+    assert.equal(replayed.cost, undefined, 'no cost/summary was sent');
+  });
+
+  it('keeps the turn’s cost/summary, without the fields that place it in the session', () => {
+    const byModel = [
+      {
+        provider: 'openai',
+        model: 'gpt-4.1',
+        calls: 1,
+        usage: { inputTokens: 3, outputTokens: 2 },
+        cost: 0.5,
+      },
+    ];
+    const replayed = replayTurn(
+      T,
+      log(tree(T, node(T, null, 'running')), [
+        'cost/summary',
+        {
+          turnId: T,
+          usage: { inputTokens: 3, outputTokens: 2 },
+          cost: 0.5,
+          currency: 'USD',
+          byModel,
+        },
+      ]),
+    );
+    assert.deepEqual(replayed?.cost, {
+      usage: { inputTokens: 3, outputTokens: 2 },
+      cost: 0.5,
+      currency: 'USD',
+      byModel,
+    });
   });
 
   it('keeps final statuses as they were', () => {
@@ -123,6 +164,7 @@ describe('store: replaying an interrupted turn', () => {
     assert.deepEqual(replayed, {
       text: 'kept',
       tree: { version: 1, nodes: [node(T, null, 'error')] },
+      parts: [{ type: 'text', nodeId: T, text: 'kept' }],
     });
   });
 
@@ -161,6 +203,16 @@ describe('store: replaying an interrupted turn', () => {
         ['n2', 'n1', 'done'],
         ['n3', 'n2', 'cancelled'],
       ],
+    );
+    assert.deepEqual(
+      replayed.parts,
+      [
+        { type: 'node', nodeId: 'n2' },
+        { type: 'node', nodeId: 'n3' },
+        { type: 'text', nodeId: T, text: 'tail of the answer' },
+        { type: 'node', nodeId: 'n1' },
+      ],
+      'parts naming nodes left out of the tree are left out too',
     );
     assert.deepEqual(replayed.tree.nodes[0], node(T, null, 'error'));
   });

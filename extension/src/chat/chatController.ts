@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { Methods, type PermissionMode, type SessionInfo } from '@arbor/protocol';
 import {
   SessionTracker,
+  ToolCatalogue,
   approvalKey,
   type ArborClient,
   type SessionView,
@@ -329,6 +330,21 @@ export class ChatController extends Disposable {
     this.#post(message);
     this.#postModels();
     this.#emitStatus();
+    void this.#postTools(session.sessionId);
+  }
+
+  /** The session's tools (tools/list), so cards show each call's category and subject. */
+  async #postTools(sessionId: string): Promise<void> {
+    const client = this.#client;
+    if (!client) return;
+    try {
+      const tools = await ToolCatalogue.load(client, sessionId);
+      // A session switch while the list was on its way: that session posts its own.
+      if (this.#sessionId === sessionId) this.#post({ type: 'tools', tools: tools.list() });
+    } catch (error) {
+      // Cards fall back to the raw argument preview.
+      this.output.appendLine(`[chat] tools/list failed: ${String(error)}`);
+    }
   }
 
   #unbind(): void {
@@ -381,7 +397,8 @@ export class ChatController extends Disposable {
     const settings = readSettings();
     const current = this.#view?.model ?? this.#session?.model;
     const models = [...new Set([...(settings.model ? [settings.model] : []), ...settings.models])];
-    this.#post({ type: 'models', models, ...(current !== undefined && { current }) });
+    const inPlace = this.#client?.hasCapability('daemon.sessions.setModel') ?? false;
+    this.#post({ type: 'models', models, inPlace, ...(current !== undefined && { current }) });
   }
 
   #emitStatus(): void {

@@ -27,9 +27,13 @@ export function transcriptFromStored(messages: readonly StoredMessage[]): Transc
       const root = m.tree?.nodes.find((n) => n.parentId === null);
       turn.texts = [{ nodeId: root?.id ?? m.turnId, text: m.content }];
       if (m.tree) turn.tree = m.tree;
+      if (m.parts) turn.parts = m.parts;
       turn.status = m.status ?? 'complete';
-      if (m.usage) turn.usage = m.usage;
-      if (root?.cost !== undefined) turn.cost = root.cost;
+      // The turn's cost/summary, as the live turn showed it; a 1.0 daemon has only the tree's.
+      const usage = m.cost?.usage ?? m.usage;
+      if (usage) turn.usage = usage;
+      const cost = m.cost ? m.cost.cost : root?.cost;
+      if (cost !== undefined) turn.cost = cost;
     }
   }
   return [...turns.values()];
@@ -44,14 +48,20 @@ export function liveTurn(view: SessionView, userText: string): TranscriptTurn | 
   const texts = [...ids]
     .map((nodeId) => ({ nodeId, text: view.tree.textOf(nodeId) }))
     .filter((t) => t.text !== '');
-  const turn: TranscriptTurn = { turnId, userText, texts, tree };
+  const turn: TranscriptTurn = { turnId, userText, texts, tree, parts: view.transcript.parts };
   const ended = view.state === 'idle' ? view.lastStateEvent : undefined;
   if (ended?.stopReason) {
-    turn.status = ended.stopReason === 'end_turn' ? 'complete' : ended.stopReason;
+    // As the store keeps it: a cut-off answer (max_tokens) is complete.
+    const { stopReason } = ended;
+    turn.status =
+      stopReason === 'end_turn' || stopReason === 'max_tokens' ? 'complete' : stopReason;
     if (ended.usage) turn.usage = ended.usage;
   }
   const cost = view.costOf(turnId);
-  if (cost) turn.cost = cost.cost;
+  if (cost) {
+    turn.cost = cost.cost;
+    turn.usage = cost.usage;
+  }
   return turn;
 }
 

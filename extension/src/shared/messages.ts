@@ -20,6 +20,8 @@ import {
   PermissionMode,
   PlanEntry,
   StopReason,
+  StoredPart,
+  ToolInfo,
   TurnState,
   Usage,
 } from '@arbor/protocol';
@@ -47,6 +49,11 @@ export const TranscriptTurn = z.object({
   /** Assistant text per node (the turn node's text is the answer). */
   texts: z.array(z.object({ nodeId: IdString, text: Text })).default([]),
   tree: ExecutionTreeSnapshot.optional(),
+  /**
+   * Text and cards in the order they streamed (`StoredMessage.parts`); absent
+   * from a 1.0 daemon, then cards come before the text.
+   */
+  parts: z.array(StoredPart).optional(),
   /** Absent: still running. */
   status: MessageStatus.optional(),
   usage: Usage.optional(),
@@ -112,6 +119,8 @@ const hostMessages = [
     type: z.literal('models'),
     models: z.array(z.string()),
     current: z.string().optional(),
+    /** The daemon switches the open chat's model (session/setModel); false: a pick starts a new chat. */
+    inPlace: z.boolean().default(false),
   }),
   z.object({ type: z.literal('approvalAdded'), request: ApprovalRequestParams }),
   z.object({
@@ -130,6 +139,8 @@ const hostMessages = [
     usage: Usage,
   }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), message: z.string() }),
+  /** The session's tools (tools/list): what cards show as each call's category and subject. */
+  z.object({ type: z.literal('tools'), tools: z.array(ToolInfo) }),
   /** Commands run from VS Code that act inside the view. */
   z.object({ type: z.literal('focusComposer') }),
 ] as const;

@@ -116,4 +116,31 @@ describe('stored messages -> transcript', () => {
       ],
     );
   });
+
+  it('takes the order of text and cards and the cost/summary from a 1.1 daemon', () => {
+    const at = '2026-01-01T00:00:00.000Z';
+    const usage = { inputTokens: 7, outputTokens: 3 };
+    const [turn] = transcriptFromStored([
+      {
+        id: '2',
+        turnId: 't1',
+        role: 'assistant',
+        content: 'a1',
+        createdAt: at,
+        status: 'complete',
+        usage: { inputTokens: 1, outputTokens: 1 },
+        parts: [
+          { type: 'text', nodeId: 't1', text: 'first ' },
+          { type: 'node', nodeId: 'n1' },
+        ],
+        cost: { usage, cost: 0.25, currency: 'USD', byModel: [] },
+      },
+    ]);
+    assert.deepEqual(turn!.parts, [
+      { type: 'text', nodeId: 't1', text: 'first ' },
+      { type: 'node', nodeId: 'n1' },
+    ]);
+    assert.equal(turn!.cost, 0.25, 'the cost/summary’s cost, as the live turn showed it');
+    assert.deepEqual(turn!.usage, usage);
+  });
 });

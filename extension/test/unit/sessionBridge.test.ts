@@ -22,6 +22,11 @@ describe('SessionBridge with a real daemon', function () {
       ta.tree.toSnapshot().nodes.map((n) => [n.id, n.parentId, n.status]),
     );
     assert.equal(a.answerOf(ta), b.answerOf(tb));
+    // session/load keeps what the user saw: text and cards in stream order, subtask text, cost.
+    assert.deepEqual(tb.transcript.parts, ta.transcript.parts);
+    assert.ok(ta.transcript.parts.some((p) => p.type === 'text' && p.nodeId !== turnId));
+    assert.equal(tb.cost, ta.cost);
+    assert.deepEqual(tb.usage, ta.usage);
     assert.equal(ta.tree.children(turnId).filter((n) => n.kind === 'subtask').length, 3);
   });
 });

@@ -106,6 +106,124 @@ describe('chat webview in headless Chromium', function () {
     await h.screenshot('nested-subtasks-reloaded');
   });
 
+  it('draws a session from session/load exactly as the live turn: the same DOM', async () => {
+    for (const m of recording.live) await h.page.evaluate((x) => window.postMessage(x, '*'), m);
+    await h.settle();
+    const live = await h.page.locator('.transcript').evaluate(transcriptDom);
+    // What the user saw live: text between the cards in the order it streamed,
+    // the subtasks' own text, the answer after the last card, and the cost.
+    assert.deepEqual(
+      await h.page
+        .locator('.activity > *')
+        .evaluateAll((els) =>
+          els.map((el) =>
+            el.classList.contains('interim') ? 'text' : el.getAttribute('aria-label'),
+          ),
+        ),
+      [
+        'text',
+        'Subtask Survey the daemon',
+        'Subtask Survey the client',
+        'Subtask Rate the risk',
+        'text',
+        'Tool memory_list',
+        'Tool memory_read',
+      ],
+    );
+    assert.match(
+      await h.page.locator('.activity > .interim').nth(1).innerText(),
+      /Let me collect what the subtasks stored/,
+    );
+    assert.match(
+      await h.page.locator('[aria-label="Subtask Survey the daemon"] .card-text').innerText(),
+      /The daemon has a server/,
+    );
+    assert.match(await h.page.locator('.turn-footer').innerText(), /277 out · \$0\.00/);
+    await h.close();
+
+    h = await openWebview();
+    await h.send(msg.connection('ready'), recording.reload);
+    assert.equal(await h.page.locator('.transcript').evaluate(transcriptDom), live);
+  });
+
+  it('tool cards show the call’s category and subject from the tool catalogue', async () => {
+    const tool = (name: string, category: 'read' | 'write', required: string[]) => ({
+      name,
+      description: name,
+      category,
+      inputSchema: {
+        type: 'object',
+        properties: { path: { type: 'string' }, content: { type: 'string' } },
+        required,
+      },
+      parallelSafe: category === 'read',
+      origin: 'daemon',
+    });
+    await h.send(
+      {
+        type: 'tools',
+        tools: [
+          tool('read_file', 'read', ['path']),
+          tool('write_file', 'write', ['path', 'content']),
+        ],
+      },
+      msg.turnStarted('t1', 'note it'),
+      msg.running('t1'),
+      msg.tree(
+        't1',
+        node('t1', null),
+        node('r', 't1', { argsPreview: '{"path":"src/a.ts"}' }),
+        node('w', 't1', { name: 'write_file', argsPreview: '{"path":"notes.md","content":"x"}' }),
+        node('u', 't1', { name: 'mystery_tool', argsPreview: '{"q":1}' }),
+      ),
+    );
+    const header = (id: string) => h.page.locator(`[data-node-id="${id}"] > .card-header`);
+    assert.equal(await header('r').locator('.card-about').innerText(), 'src/a.ts');
+    assert.equal(
+      await header('r').locator('.card-category').innerText(),
+      '',
+      'read calls always run',
+    );
+    assert.equal(await header('w').locator('.card-about').innerText(), 'notes.md');
+    assert.equal(await header('w').locator('.card-category').innerText(), 'write');
+    assert.equal(await h.page.locator('[data-node-id="w"]').getAttribute('data-category'), 'write');
+    // A tool the catalogue does not know keeps its raw preview in the body only.
+    assert.equal(await header('u').locator('.card-about').innerText(), '');
+    assert.equal(await h.page.locator('[data-node-id="u"]').getAttribute('data-category'), null);
+  });
+
+  it('model picker: a pick asks the host; the label says whether the chat goes on', async () => {
+    await h.send({
+      type: 'models',
+      models: ['openai:gpt-4.1', 'anthropic:claude-sonnet-4-5'],
+      current: 'openai:gpt-4.1',
+      inPlace: true,
+    });
+    const picker = h.page.locator('.model-select');
+    assert.equal(
+      await picker.getAttribute('aria-label'),
+      'Model (from the next turn of this chat)',
+    );
+    await picker.selectOption('anthropic:claude-sonnet-4-5');
+    await h.settle();
+    assert.deepEqual((await h.posted()).at(-1), {
+      type: 'setModel',
+      model: 'anthropic:claude-sonnet-4-5',
+    });
+    assert.equal(
+      await picker.inputValue(),
+      'openai:gpt-4.1',
+      'the session’s model until the daemon says',
+    );
+    await h.send({
+      type: 'models',
+      models: ['openai:gpt-4.1'],
+      current: 'openai:gpt-4.1',
+      inPlace: false,
+    });
+    assert.equal(await picker.getAttribute('aria-label'), 'Model (starts a new chat)');
+  });
+
   it('streams markdown safely, with copy buttons on code blocks', async () => {
     await h.send(
       msg.turnStarted('t1', 'hi'),
@@ -320,3 +438,16 @@ const cardOutline = new Function(
      : [];
    return walk(root);`,
 ) as (root: Element) => unknown;
+
+/**
+ * The transcript's DOM as markup, with the per-page body ids (a counter)
+ * numbered by order of appearance: two pages that draw the same thing match.
+ */
+const transcriptDom = new Function(
+  'root',
+  `const ids = new Map();
+   return root.outerHTML.replace(/card-body-\\d+/g, (id) => {
+     if (!ids.has(id)) ids.set(id, 'card-body-' + ids.size);
+     return ids.get(id);
+   });`,
+) as (root: Element) => string;

@@ -3,23 +3,23 @@
  * Pure (no DOM, no timers), so it is unit-tested in Node and drawn by the
  * renderer in the browser.
  *
- * Each turn keeps its execution tree in a `TreeReducer` from the shared client
- * core: live `tree` upserts and stored snapshots land in the same structure,
- * so one renderer draws both. Every change is recorded in a `Dirty` set; the
+ * Each turn keeps its execution tree in a `TreeReducer` and the order of its
+ * text and cards in a `TurnTranscript`, both from the shared client core: live
+ * `tree` / `text` messages and a stored turn (snapshot and `parts`) land in
+ * the same structures, so one renderer draws both exactly alike. Every change is recorded in a `Dirty` set; the
  * renderer takes it once per animation frame and touches only what changed.
  */
 import type {
   ApprovalDecision,
   ApprovalRequestParams,
   BudgetExceededParams,
-  ExecutionTreeNode,
   PermissionMode,
   PlanEntry,
   StopReason,
   TurnState,
   Usage,
 } from '@arbor/protocol';
-import { TreeReducer } from '@arbor/protocol/client';
+import { ToolCatalogue, TreeReducer, TurnTranscript } from '@arbor/protocol/client';
 import type {
   ConnectionStatus,
   HostMessage,
@@ -40,6 +40,8 @@ export interface TurnModel {
   readonly turnId: string;
   userText: string;
   readonly tree: TreeReducer;
+  /** Text runs and cards in stream order: what each node's body shows, in order. */
+  readonly transcript: TurnTranscript;
   status: TurnStatus;
   stopReason?: StopReason;
   error?: string;
@@ -86,8 +88,10 @@ function emptyDirty(): Dirty {
   };
 }
 
+/** max_tokens (1.1): an answer cut off at the output limit is stored `complete`; shown alike live. */
 const STOP_TO_STATUS: Record<StopReason, TurnStatus> = {
   end_turn: 'complete',
+  max_tokens: 'complete',
   cancelled: 'cancelled',
   budget_exceeded: 'budget_exceeded',
   max_iterations: 'max_iterations',
@@ -109,9 +113,13 @@ export class ChatModel {
   mode: PermissionMode = 'default';
   models: string[] = [];
   model: string | undefined;
+  /** Picking a model switches the open chat (true) or starts a new one. */
+  modelInPlace = false;
   state: TurnState = 'idle';
   runningTurnId: string | undefined;
   plan: PlanEntry[] = [];
+  /** The session's tools: each card's category and what the call is about. */
+  tools = new ToolCatalogue();
   notice: { level: 'info' | 'error'; message: string } | undefined;
   readonly turns = new Map<string, TurnModel>();
   readonly turnOrder: string[] = [];
@@ -155,14 +163,17 @@ export class ChatModel {
       case 'tree': {
         const turn = this.#turn(message.turnId);
         const changed = turn.tree.upsert(message.nodes);
+        turn.transcript.nodes(message.nodes);
         const set = this.#nodeSet(this.#dirty.nodes, turn.turnId);
         for (const id of changed) set.add(id);
         return;
       }
       case 'text': {
         const turn = this.#turn(message.turnId);
-        if (turn.tree.appendText(message))
+        if (turn.tree.appendText(message)) {
+          turn.transcript.text(message.nodeId, message.text);
           this.#nodeSet(this.#dirty.texts, turn.turnId).add(message.nodeId);
+        }
         return;
       }
       case 'state':
@@ -179,6 +190,7 @@ export class ChatModel {
       case 'models':
         this.models = message.models;
         this.model = message.current;
+        this.modelInPlace = message.inPlace;
         this.#dirty.chrome = true;
         return;
       case 'approvalAdded': {
@@ -210,6 +222,11 @@ export class ChatModel {
         this.#dirty.turnMeta.add(turn.turnId);
         return;
       }
+      case 'tools':
+        this.tools = new ToolCatalogue(message.tools);
+        // Every card's header may read differently now; this comes once per session.
+        this.#dirty.all = true;
+        return;
       case 'notice':
         this.notice = { level: message.level, message: message.message };
         this.#dirty.chrome = true;
@@ -265,11 +282,6 @@ export class ChatModel {
     const roots = turn.tree.roots();
     if (roots.length === 0) return turn.tree.textOf(turn.turnId);
     return roots.map((r) => turn.tree.textOf(r.id)).join('');
-  }
-
-  /** Top-level cards of a turn: the children of its turn node(s). */
-  topLevelNodes(turn: TurnModel): ExecutionTreeNode[] {
-    return turn.tree.roots().flatMap((root) => turn.tree.children(root.id));
   }
 
   /** Session cost so far (null when a turn's price is unknown). */
@@ -337,6 +349,9 @@ export class ChatModel {
       turnId: stored.turnId,
       userText: stored.userText,
       tree,
+      transcript: stored.parts
+        ? TurnTranscript.fromParts(stored.parts, stored.tree)
+        : TurnTranscript.fromTree(stored.tree, stored.texts),
       status: stored.status ?? 'running',
       budget: [],
     };
@@ -351,6 +366,7 @@ export class ChatModel {
     this.turnOrder.length = 0;
     this.approvals.clear();
     this.plan = [];
+    this.tools = new ToolCatalogue();
     this.runningTurnId = undefined;
     this.state = 'idle';
     this.notice = undefined;
@@ -361,7 +377,14 @@ export class ChatModel {
   #turn(turnId: string): TurnModel {
     let turn = this.turns.get(turnId);
     if (!turn) {
-      turn = { turnId, userText: '', tree: new TreeReducer(), status: 'running', budget: [] };
+      turn = {
+        turnId,
+        userText: '',
+        tree: new TreeReducer(),
+        transcript: new TurnTranscript(),
+        status: 'running',
+        budget: [],
+      };
       this.turns.set(turnId, turn);
       this.turnOrder.push(turnId);
       this.#dirty.addedTurns.push(turnId);

@@ -6,6 +6,7 @@
  * no DOM at all.
  */
 import type { ExecutionTreeNode } from '@arbor/protocol';
+import type { ToolCatalogue } from '@arbor/protocol/client';
 import {
   STATUS_ICON,
   STATUS_LABEL,
@@ -33,18 +34,23 @@ export class CardView {
   readonly header: HTMLButtonElement;
   readonly #statusIcon: HTMLElement;
   readonly #label: HTMLElement;
+  readonly #category: HTMLElement;
+  readonly #about: HTMLElement;
   readonly #meta: HTMLElement;
   readonly #srStatus: HTMLElement;
   readonly #count: HTMLElement;
   readonly #bodyId = `card-body-${nextDomId++}`;
   body: CardBody | undefined;
   expanded = false;
+  #isError = false;
   #iconName = '';
   #renderedText = '';
 
   constructor(readonly nodeId: string) {
     this.#statusIcon = h('span', { className: 'card-status' });
     this.#label = h('span', { className: 'card-label' });
+    this.#category = h('span', { className: 'card-category' });
+    this.#about = h('span', { className: 'card-about' });
     this.#count = h('span', { className: 'card-count' });
     this.#meta = h('span', { className: 'card-meta' });
     this.#srStatus = h('span', { className: 'visually-hidden' });
@@ -57,6 +63,8 @@ export class CardView {
       icon('chevron-right'),
       this.#statusIcon,
       this.#label,
+      this.#category,
+      this.#about,
       this.#count,
       this.#meta,
       this.#srStatus,
@@ -68,8 +76,8 @@ export class CardView {
     );
   }
 
-  /** Header and, when built, body previews. */
-  update(node: ExecutionTreeNode, childCount: number): void {
+  /** Header and, when built, body previews; `tools` says the call's category and subject. */
+  update(node: ExecutionTreeNode, childCount: number, tools: ToolCatalogue): void {
     const name = STATUS_ICON[node.status];
     // Static icons: a spinning icon per running card repaints every frame, and
     // with hundreds of them that costs more than the rest of the view together.
@@ -79,11 +87,20 @@ export class CardView {
     }
     const label = nodeLabel(node);
     setText(this.#label, label);
+    const category = node.kind === 'tool' ? tools.categoryOf(node.name) : undefined;
+    setAttr(this.el, 'data-category', category);
+    // Read tools always run; the category matters for the calls that change or reach out.
+    setText(this.#category, category && category !== 'read' ? category : '');
+    setText(
+      this.#about,
+      node.kind === 'tool' ? (tools.summarize(node.name, node.argsPreview) ?? '') : '',
+    );
     setText(this.#srStatus, `, ${STATUS_LABEL[node.status]}`);
     setAttr(this.el, 'aria-label', `${node.kind === 'subtask' ? 'Subtask' : 'Tool'} ${label}`);
     setAttr(this.el, 'data-status', node.status);
     setAttr(this.el, 'data-kind', node.kind);
-    this.el.classList.toggle('is-error', isErrorNode(node));
+    this.#isError = isErrorNode(node);
+    this.#syncClass();
     setText(this.#count, childCount > 0 ? `${childCount} step${childCount === 1 ? '' : 's'}` : '');
     const meta = [
       formatDuration(node.durationMs),
@@ -98,7 +115,7 @@ export class CardView {
   setExpanded(expanded: boolean): void {
     this.expanded = expanded;
     this.header.setAttribute('aria-expanded', String(expanded));
-    this.el.classList.toggle('expanded', expanded);
+    this.#syncClass();
     if (this.body) this.body.el.hidden = !expanded;
   }
 
@@ -130,6 +147,12 @@ export class CardView {
     if (!this.body || text === this.#renderedText) return;
     this.#renderedText = text;
     this.body.text.replaceChildren(text ? renderMarkdown(text) : '');
+  }
+
+  /** Written whole, in one order: a live card and a reloaded one end with the same attribute. */
+  #syncClass(): void {
+    const name = `card${this.expanded ? ' expanded' : ''}${this.#isError ? ' is-error' : ''}`;
+    if (this.el.className !== name) this.el.className = name;
   }
 
   #updatePreviews(node: ExecutionTreeNode): void {

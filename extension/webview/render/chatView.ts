@@ -10,6 +10,7 @@ import { PLAN_ICON, expandedByDefault, formatCost } from '../model/format.js';
 import { approvalCard, updateApprovalCard } from './approvalCard.js';
 import { CardView } from './cardView.js';
 import { h, icon, setAttr, setText } from './dom.js';
+import { syncFlow } from './flowView.js';
 import { TurnView } from './turnView.js';
 
 export type Post = (message: WebviewMessage) => void;
@@ -121,7 +122,7 @@ export class ChatView {
     });
     this.#modelPicker = h('select', {
       className: 'model-select',
-      attrs: { 'aria-label': 'Model (starts a new chat)' },
+      attrs: { 'aria-label': 'Model' },
     });
     this.#modelPicker.addEventListener('change', () => {
       const value = this.#modelPicker.value;
@@ -240,9 +241,7 @@ export class ChatView {
     this.#turns.set(turnId, view);
     this.#transcript.append(view.el);
     view.updateMeta(turn);
-    for (const node of this.model.topLevelNodes(turn))
-      this.#mountCard(turn, view, node, view.activity);
-    view.updateAnswer(this.model, turn);
+    this.#syncFlow(turn, view, rootIdOf(turn));
   }
 
   #updateTurnMeta(turnId: string): void {
@@ -255,74 +254,79 @@ export class ChatView {
     const turn = this.model.turns.get(turnId);
     const view = this.#turns.get(turnId);
     if (!turn || !view) return;
+    const rootId = rootIdOf(turn);
+    /** Nodes whose body gets a new card: the turn node's (activity) or an expanded card's. */
+    const flows = new Set<string>();
     for (const id of ids) {
       const node = turn.tree.get(id);
       if (!node) continue;
       const card = view.cards.get(id);
-      if (card) {
-        card.update(node, turn.tree.children(id).length);
-        continue;
-      }
-      if (node.parentId === null) {
-        // The turn node: its children may be waiting for it.
-        for (const child of turn.tree.children(id)) {
-          if (!view.cards.has(child.id)) this.#mountCard(turn, view, child, view.activity);
-        }
-        continue;
-      }
-      const container = this.#childContainer(turn, view, node.parentId);
-      if (container) this.#mountCard(turn, view, node, container);
-      else {
+      if (card) card.update(node, turn.tree.children(id).length, this.model.tools);
+      // The turn node: its children may be waiting for it.
+      if (node.parentId === null) flows.add(node.id);
+      else if (!card) {
+        const parentCard = view.cards.get(node.parentId);
+        if (node.parentId === rootId || parentCard?.body) flows.add(node.parentId);
         // The parent is collapsed: only its step count changes.
         const parent = turn.tree.get(node.parentId);
-        const parentCard = view.cards.get(node.parentId);
-        if (parent && parentCard) parentCard.update(parent, turn.tree.children(parent.id).length);
+        if (parent && parentCard)
+          parentCard.update(parent, turn.tree.children(parent.id).length, this.model.tools);
       }
     }
+    for (const id of flows) this.#syncFlow(turn, view, id);
   }
 
   #updateTexts(turnId: string, ids: Set<string>): void {
     const turn = this.model.turns.get(turnId);
     const view = this.#turns.get(turnId);
     if (!turn || !view) return;
-    let answer = false;
+    const flows = new Set<string>();
     for (const id of ids) {
       const node = turn.tree.get(id);
-      if (!node || node.parentId === null) {
-        answer = true;
-        continue;
-      }
-      view.cards.get(id)?.setText(turn.tree.textOf(id));
+      flows.add(!node || node.parentId === null ? rootIdOf(turn) : id);
     }
-    if (answer) view.updateAnswer(this.model, turn);
+    for (const id of flows) this.#syncFlow(turn, view, id);
   }
 
-  /** Where children of `parentId` go: the activity list for the turn node, or an expanded card's body. */
-  #childContainer(turn: TurnModel, view: TurnView, parentId: string): HTMLElement | undefined {
-    const parent = turn.tree.get(parentId);
-    if (!parent) return undefined;
-    if (parent.parentId === null) return view.activity;
-    const card = view.cards.get(parentId);
-    return card?.body?.children;
+  /**
+   * Draws a node's body in stream order: the turn node's into the activity
+   * list (the text after its last card is the answer), an expanded card's
+   * into its children (the text after its last child is the card's text).
+   */
+  #syncFlow(turn: TurnModel, view: TurnView, nodeId: string): void {
+    const card = nodeId === rootIdOf(turn) ? undefined : view.cards.get(nodeId);
+    if (card && !card.body) return;
+    const flow = [...turn.transcript.flowOf(nodeId)];
+    // A node of the tree missing from the transcript still gets its card, last.
+    const placed = new Set(flow.map((item) => (item.type === 'node' ? item.nodeId : '')));
+    for (const child of turn.tree.children(nodeId))
+      if (!placed.has(child.id)) flow.push({ type: 'node', nodeId: child.id });
+    const last = flow.at(-1);
+    const trailing = last?.type === 'text' ? last.text : '';
+    if (last?.type === 'text') flow.pop();
+    for (const item of flow) {
+      if (item.type !== 'node' || view.cards.has(item.nodeId)) continue;
+      const node = turn.tree.get(item.nodeId);
+      if (node) this.#mountCard(turn, view, node);
+    }
+    const container = card ? card.body!.children : view.activity;
+    syncFlow(container, flow, (id) => view.cards.get(id)?.el);
+    if (card) card.setText(trailing);
+    else view.setAnswer(trailing);
   }
 
-  #mountCard(
-    turn: TurnModel,
-    view: TurnView,
-    node: ExecutionTreeNode,
-    container: HTMLElement,
-  ): CardView {
+  /** Creates a node's card; #syncFlow places it. */
+  #mountCard(turn: TurnModel, view: TurnView, node: ExecutionTreeNode): CardView {
     const card = new CardView(node.id);
     card.el.setAttribute('role', 'listitem');
     view.cards.set(node.id, card);
-    card.update(node, turn.tree.children(node.id).length);
+    card.update(node, turn.tree.children(node.id).length, this.model.tools);
     const key = `${turn.turnId}\u0000${node.id}`;
     card.header.addEventListener('click', () => {
       const expanded = !card.expanded;
       this.#expanded.set(key, expanded);
       this.#setExpanded(turn, view, card, expanded);
     });
-    container.append(card.el);
     const expanded = this.#expanded.get(key) ?? expandedByDefault(node);
     if (expanded) this.#setExpanded(turn, view, card, true);
     return card;
@@ -333,11 +337,8 @@ export class ChatView {
     if (!node) return;
     card.setExpanded(expanded);
     if (!expanded || card.body) return;
-    const body = card.ensureBody(node);
-    for (const child of turn.tree.children(node.id)) {
-      if (!view.cards.has(child.id)) this.#mountCard(turn, view, child, body.children);
-    }
-    card.setText(turn.tree.textOf(node.id));
+    card.ensureBody(node);
+    this.#syncFlow(turn, view, node.id);
     this.#renderApprovals();
   }
 
@@ -480,6 +481,10 @@ export class ChatView {
       );
     }
     this.#modelPicker.hidden = models.length === 0;
+    // What a pick does: session/setModel keeps the chat; without it a new chat starts.
+    const picks = `Model (${m.modelInPlace ? 'from the next turn of this chat' : 'starts a new chat'})`;
+    setAttr(this.#modelPicker, 'aria-label', picks);
+    setAttr(this.#modelPicker, 'title', picks);
     this.#modelPicker.value = m.model ?? '';
 
     const usable = conn.status === 'ready' && m.sessionId !== undefined;
@@ -587,4 +592,9 @@ export class ChatView {
     const t = this.#transcript;
     return t.scrollHeight - t.scrollTop - t.clientHeight < 40;
   }
+}
+
+/** The turn node's id: the root of the tree, or the turn's id until the root arrives. */
+function rootIdOf(turn: TurnModel): string {
+  return turn.tree.roots()[0]?.id ?? turn.turnId;
 }

@@ -1,5 +1,9 @@
-/** One turn: the user's message, its cards, approvals without a card, the answer, budget and cost. */
-import type { ChatModel, TurnModel } from '../model/chatModel.js';
+/**
+ * One turn: the user's message, its activity (cards and the text written
+ * between them, in stream order), approvals without a card, the answer (the
+ * text after the last card), budget and cost.
+ */
+import type { TurnModel } from '../model/chatModel.js';
 import { TURN_STATUS_LABEL, budgetText, formatCost, formatTokens } from '../model/format.js';
 import { CardView } from './cardView.js';
 import { h, icon, setText } from './dom.js';
@@ -65,8 +69,7 @@ export class TurnView {
     setText(this.#footer, parts.join(' · '));
   }
 
-  updateAnswer(model: ChatModel, turn: TurnModel): void {
-    const text = model.answerOf(turn);
+  setAnswer(text: string): void {
     if (text === this.#renderedAnswer) return;
     this.#renderedAnswer = text;
     this.#answer.replaceChildren(text ? renderMarkdown(text) : '');

@@ -295,6 +295,8 @@ export class ArborClient {
       capabilities.clientTools = {};
     }
     if (this.#conformanceHandler && !capabilities.conformance) capabilities.conformance = {};
+    // Daemon messages are read with open enums (validation.ts), so 1.1 values may come.
+    if (!capabilities.openEnums) capabilities.openEnums = {};
     return capabilities;
   }
 

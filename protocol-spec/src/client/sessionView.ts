@@ -23,6 +23,7 @@ import { ApprovalQueue } from './approvalQueue.js';
 import { TypedEmitter, type Disposable, type Listener } from './events.js';
 import { SeqOrder } from './seqOrder.js';
 import { TreeReducer } from './treeReducer.js';
+import { TurnTranscript } from './turnTranscript.js';
 
 type EventOf<D extends NotificationDescriptor> = {
   method: D['method'];
@@ -114,6 +115,7 @@ export class SessionView {
   readonly #events = new TypedEmitter<SessionViewEvents>();
   readonly #order: SeqOrder<SessionEvent>;
   #tree = new TreeReducer();
+  #transcript = new TurnTranscript();
   #turnId: string | undefined;
   #state: TurnState = 'idle';
   #lastState: SessionStateParams | undefined;
@@ -166,6 +168,15 @@ export class SessionView {
   /** The current turn's execution tree (and its streamed text). */
   get tree(): TreeReducer {
     return this.#tree;
+  }
+  /**
+   * The current turn's text and nodes in stream order, and its cost: what
+   * `session/load` returns as `parts` and `cost` once the turn is stored.
+   * After a snapshot without `parts` (a 1.0 daemon) the order before it is
+   * unknown: nodes first, then text.
+   */
+  get transcript(): TurnTranscript {
+    return this.#transcript;
   }
   get plan(): readonly PlanEntry[] {
     return this.#plan;
@@ -224,6 +235,9 @@ export class SessionView {
     if (snapshot) {
       this.#resetTurn(snapshot.turnId, snapshot.tree);
       this.#tree.resetText(snapshot.texts ?? [], result.lastSeq);
+      this.#transcript = snapshot.parts
+        ? TurnTranscript.fromParts(snapshot.parts, snapshot.tree)
+        : TurnTranscript.fromTree(snapshot.tree, snapshot.texts ?? []);
       this.approvals.sync(snapshot.pendingApprovals);
     }
     const ready = this.#order.rebase(result.lastSeq);
@@ -299,6 +313,7 @@ export class SessionView {
     if (turnId === this.#turnId) return;
     this.#turnId = turnId;
     this.#tree = new TreeReducer();
+    this.#transcript = new TurnTranscript();
     this.#budgetNotices = [];
     this.#events.emit('turnStarted', { turnId });
   }
@@ -307,6 +322,7 @@ export class SessionView {
     if (turnId !== undefined && turnId !== this.#turnId) {
       this.#turnId = turnId;
       this.#tree = new TreeReducer();
+      this.#transcript = new TurnTranscript();
       this.#budgetNotices = [];
     }
     this.#tree.reset(snapshot);
@@ -347,13 +363,17 @@ export class SessionView {
       case Methods.ChatChunk.method: {
         const p = event.params;
         this.#enterTurn(p.turnId);
-        if (this.#tree.appendText(p)) this.#events.emit('text', p);
+        if (this.#tree.appendText(p)) {
+          this.#transcript.text(p.nodeId, p.text);
+          this.#events.emit('text', p);
+        }
         return;
       }
       case Methods.TreeUpdate.method: {
         const p = event.params;
         this.#enterTurn(p.turnId);
         const changed = this.#tree.upsert(p.nodes);
+        this.#transcript.nodes(p.nodes);
         this.#events.emit('tree', { turnId: p.turnId, changed });
         // A node under an unknown parent means missed events (spec tree-unknown-parent).
         const orphans = this.#tree.detached();
@@ -384,6 +404,7 @@ export class SessionView {
         const p = event.params;
         this.#enterTurn(p.turnId);
         this.#costs.set(p.turnId, p);
+        this.#transcript.cost(p);
         this.#events.emit('cost', p);
         return;
       }

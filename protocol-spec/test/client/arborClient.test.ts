@@ -63,7 +63,7 @@ describe('ArborClient against a fake daemon', () => {
       assert.deepEqual(init.params, {
         protocolVersion: 1,
         clientInfo: { name: 'test-client', version: '1.2.3' },
-        capabilities: { approvals: {}, clientTools: {} },
+        capabilities: { approvals: {}, clientTools: {}, openEnums: {} },
         tools: [EDITOR_TOOL],
         token: 'secret-token',
       });
@@ -239,6 +239,70 @@ describe('ArborClient against a fake daemon', () => {
       assert.deepEqual(errors, []);
     });
 
+    it('reads enum values it does not know as their stand-ins (open enums), never dropping the message', async () => {
+      start();
+      await client.initialize();
+      const states: unknown[] = [];
+      const trees: unknown[] = [];
+      const resolved: unknown[] = [];
+      client.onNotification(Methods.SessionState, (p) => states.push(p));
+      client.onNotification(Methods.TreeUpdate, (p) => trees.push(p));
+      client.onNotification(Methods.ApprovalResolved, (p) => resolved.push(p));
+      await daemon.notify(Methods.SessionState.method, {
+        sessionId: SESSION,
+        seq: 1,
+        state: 'idle',
+        turnId: TURN,
+        stopReason: 'refusal_from_the_future',
+        usage: { inputTokens: 1, outputTokens: 2 },
+      });
+      await daemon.notify(Methods.TreeUpdate.method, {
+        sessionId: SESSION,
+        seq: 2,
+        turnId: TURN,
+        nodes: [
+          {
+            id: 'n',
+            parentId: 't',
+            kind: 'tool',
+            name: 'write_file',
+            status: 'skipped_in_v9',
+            depth: 0,
+            approval: 'approved_by_policy_v9',
+          },
+        ],
+      });
+      await daemon.notify(Methods.ApprovalResolved.method, {
+        sessionId: SESSION,
+        seq: 3,
+        turnId: TURN,
+        toolCallId: 'c1',
+        outcome: 'approved_by_policy_v9',
+      });
+      await settle();
+      assert.deepEqual(errors, []);
+      assert.equal((states[0] as { stopReason: string }).stopReason, 'end_turn');
+      const node = (trees[0] as { nodes: { status: string; approval: string }[] }).nodes[0]!;
+      assert.deepEqual([node.status, node.approval], ['error', 'rejected']);
+      assert.equal((resolved[0] as { outcome: string }).outcome, 'rejected');
+    });
+
+    it('open enums stop at unknown strings: a wrongly typed value still fails the message', async () => {
+      start();
+      await client.initialize();
+      const states: unknown[] = [];
+      client.onNotification(Methods.SessionState, (p) => states.push(p));
+      await daemon.notify(Methods.SessionState.method, {
+        sessionId: SESSION,
+        seq: 1,
+        state: 'idle',
+        stopReason: 42,
+      });
+      await settle();
+      assert.deepEqual(states, []);
+      assert.ok(errors[0] instanceof ProtocolValidationError);
+    });
+
     it('ignores unknown notifications and _-prefixed extensions', async () => {
       start();
       await client.initialize();
@@ -355,7 +419,7 @@ describe('ArborClient against a fake daemon', () => {
       const init = await daemon.next(Methods.Initialize.method);
       assert.deepEqual(
         (init.params as { capabilities: unknown }).capabilities,
-        {},
+        { openEnums: {} },
         'approvals not declared',
       );
       const error = await rejection(

@@ -5,6 +5,7 @@ import {
   type ApprovalResolvedParams,
   type BudgetExceededParams,
   type ExecutionTreeNode,
+  type IdleSessionStateParams,
   type PermissionMode,
   type PlanEntry,
   type SessionInfo,
@@ -87,13 +88,14 @@ export const ev = {
     method: Methods.TreeUpdate.method,
     params: { sessionId: SESSION, seq, turnId, nodes },
   }),
+  /** `fields` only belong with idle (a turn's end); a test may still put them on others. */
   state: (
     seq: number,
     state: TurnState,
-    fields: Partial<SessionStateParams> = {},
+    fields: Partial<Omit<IdleSessionStateParams, 'state'>> = {},
   ): SessionEvent => ({
     method: Methods.SessionState.method,
-    params: { sessionId: SESSION, seq, state, turnId: TURN, ...fields },
+    params: { sessionId: SESSION, seq, turnId: TURN, ...fields, state } as SessionStateParams,
   }),
   update: (
     seq: number,

@@ -97,6 +97,7 @@ describe('conformance driver over a fake daemon', () => {
     assert.deepEqual((init.params as { capabilities: unknown }).capabilities, {
       approvals: {},
       conformance: {},
+      openEnums: {},
     });
     assert.deepEqual(daemon.methods(), [
       Methods.Initialize.method,

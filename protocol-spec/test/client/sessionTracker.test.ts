@@ -36,6 +36,7 @@ describe('SessionTracker over a fake daemon', () => {
     assert.deepEqual((init.params as { capabilities: unknown }).capabilities, {
       approvals: {},
       conformance: {},
+      openEnums: {},
     });
   });
 

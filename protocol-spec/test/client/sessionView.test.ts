@@ -70,6 +70,38 @@ describe('SessionView: seq order', () => {
     );
   });
 
+  it('a snapshot with parts keeps the stream order; live events extend it (sessions.md#stored-parts)', async () => {
+    const { calls, reattach } = manualReattach();
+    const view = new SessionView(SESSION, { reattach });
+    view.receive(ev.tree(1, [node('t', null)]));
+    view.receive(ev.tree(3, [node('x', 't')]));
+    calls[0]!.answer({
+      session: sessionInfo({ state: 'running' }),
+      role: 'controller',
+      lastSeq: 4,
+      replay: 'snapshot',
+      snapshot: {
+        turnId: TURN,
+        tree: { version: 1, nodes: [node('t', null), node('a', 't')] },
+        texts: [{ nodeId: 't', text: 'Looking. Found it.' }],
+        parts: [
+          { type: 'text', nodeId: 't', text: 'Looking. ' },
+          { type: 'node', nodeId: 'a' },
+          { type: 'text', nodeId: 't', text: 'Found it.' },
+        ],
+        pendingApprovals: [],
+      },
+    });
+    await flush();
+    view.receive(ev.tree(5, [node('b', 't')]));
+    assert.deepEqual(view.transcript.parts, [
+      { type: 'text', nodeId: 't', text: 'Looking. ' },
+      { type: 'node', nodeId: 'a' },
+      { type: 'text', nodeId: 't', text: 'Found it.' },
+      { type: 'node', nodeId: 'b' },
+    ]);
+  });
+
   it('a replay too old for events comes as a snapshot: the tree is reset from it', async () => {
     const { calls, reattach } = manualReattach();
     const view = new SessionView(SESSION, { reattach });

@@ -1,4 +1,25 @@
 /** Client-side sentences the suite cannot observe from outside, with the reason. */
 import type { Unobservable } from './types.js';
 
-export const UNOBSERVABLE_CLIENT: readonly Unobservable[] = [];
+export const UNOBSERVABLE_CLIENT: readonly Unobservable[] = [
+  {
+    anchor: 'conformance.md#conformance-state-same-view',
+    binds: 'client',
+    why: 'Which of its internal states a client answers from is invisible on the wire; the suite can only compare the answers with the events it sent (client.conformance.state-after-applied and the view checks), which a faithful separate copy would pass too.',
+  },
+  {
+    anchor: 'cost.md#cost-client-null',
+    binds: 'client',
+    why: 'How a client renders a cost to its user is not on the wire, and ConformanceStateResult carries no cost, so no answer can reveal a null cost shown as free.',
+  },
+  {
+    anchor: 'plan.md#plan-session-scoped',
+    binds: 'client',
+    why: 'What plan a client shows is not on the wire: ConformanceStateResult has no plan field. (Only the seq counting of plan/update is observable: client.plan.seq-counted.)',
+  },
+  {
+    anchor: 'security.md#security-token-read-by-client',
+    binds: 'client',
+    why: 'Where a client keeps the token (its own command lines, URLs it opens, its log files) is outside the protocol; the suite sees only that initialize carries the right token (client.lifecycle.token).',
+  },
+];

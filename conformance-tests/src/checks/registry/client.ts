@@ -1,5 +1,5 @@
 /** Client: the suite plays the daemon. */
-import { c, type CheckDef } from './define.js';
+import { c, citing, type CheckDef } from './define.js';
 
 export const CLIENT_CHECKS: readonly CheckDef[] = [
   // Client: the suite plays the daemon.
@@ -13,13 +13,16 @@ export const CLIENT_CHECKS: readonly CheckDef[] = [
     'client.lifecycle.protocol-version',
     'MUST',
     'versioning.md#negotiation',
-    'initialize carries protocolVersion 1 (the newest the client speaks)',
+    'initialize carries protocolVersion 1 (the newest the client speaks), at the top level, under initializationOptions, or absent (which means 1)',
   ),
-  c(
-    'client.lifecycle.initialized',
-    'MUST',
-    'lifecycle.md#lifecycle-send-initialized',
-    'the client sends initialized after the initialize result',
+  citing(
+    c(
+      'client.lifecycle.initialized',
+      'MUST',
+      'lifecycle.md#lifecycle-send-initialized',
+      'the client sends initialized after the initialize result',
+    ),
+    'conformance.md#conformance-driver-initialize',
   ),
   c(
     'client.version.unsupported-stops',
@@ -27,17 +30,23 @@ export const CLIENT_CHECKS: readonly CheckDef[] = [
     'versioning.md#versioning-downgrade',
     'given a protocolVersion it does not speak, the client sends nothing but shutdown/exit and leaves',
   ),
-  c(
-    'client.jsonrpc.unknown-request',
-    'MUST',
-    'transport.md#transport-unknown-method',
-    'an unknown request (also `_`-prefixed) gets -32601',
+  citing(
+    c(
+      'client.jsonrpc.unknown-request',
+      'MUST',
+      'transport.md#transport-unknown-method',
+      'an unknown request (also `_`-prefixed) gets -32601',
+    ),
+    'versioning.md#versioning-unknown-requests-32601',
   ),
-  c(
-    'client.jsonrpc.unknown-notification-ignored',
-    'MUST',
-    'versioning.md#versioning-unknown-notifications-ignored',
-    'unknown and `_` notifications are ignored and the client keeps working',
+  citing(
+    c(
+      'client.jsonrpc.unknown-notification-ignored',
+      'MUST',
+      'versioning.md#versioning-unknown-notifications-ignored',
+      'unknown, `_` and `$/` notifications are ignored and the client keeps working',
+    ),
+    'lifecycle.md#lifecycle-dollar-notifications-ignored',
   ),
   c(
     'client.transport.robust',
@@ -45,12 +54,15 @@ export const CLIENT_CHECKS: readonly CheckDef[] = [
     'transport.md#transport-client-robust',
     'a malformed frame from the daemon does not crash the client',
   ),
-  c(
-    'client.approvals.valid-decision',
-    'CAPABILITY',
-    'conformance.md#conformance-driver-approvals',
-    'tool/approvalRequest is answered with the decision ARBOR_CONFORMANCE_APPROVAL names',
-    'client.approvals',
+  citing(
+    c(
+      'client.approvals.valid-decision',
+      'CAPABILITY',
+      'conformance.md#conformance-driver-approvals',
+      'tool/approvalRequest is answered with the decision ARBOR_CONFORMANCE_APPROVAL names',
+      'client.approvals',
+    ),
+    'approvals.md#approvals-client-valid-decision',
   ),
   c(
     'client.approvals.cancelled',
@@ -86,17 +98,237 @@ export const CLIENT_CHECKS: readonly CheckDef[] = [
     'an event whose seq is not above the last applied one is ignored',
     'client.conformance',
   ),
-  c(
-    'client.budget.not-turn-end',
-    'CAPABILITY',
-    'budgets.md#budgets-client-not-end',
-    'budget/exceeded (and cost/summary) do not end the turn; only session/state idle does',
-    'client.conformance',
+  citing(
+    c(
+      'client.budget.not-turn-end',
+      'CAPABILITY',
+      'budgets.md#budgets-client-not-end',
+      'budget/exceeded (and cost/summary) do not end the turn; only session/state idle does',
+      'client.conformance',
+    ),
+    'turns.md#turns-client-turn-end',
   ),
   c(
     'client.driver.exit-on-close',
     'MUST',
     'conformance.md#conformance-driver-exit',
     'in driver mode the client exits with code 0 when the daemon closes the connection',
+  ),
+  citing(
+    c(
+      'client.lifecycle.token',
+      'MUST',
+      'lifecycle.md#lifecycle-token-required',
+      'on a socket the client presents the token in initialize (top level or initializationOptions; equal when both)',
+    ),
+    'lifecycle.md#lifecycle-token-both-equal',
+    'security.md#security-token-presented',
+    'transport.md#transport-socket-token',
+  ),
+  c(
+    'client.lifecycle.after-shutdown',
+    'MUST',
+    'lifecycle.md#lifecycle-client-after-shutdown',
+    'after sending shutdown the client sends nothing but exit',
+  ),
+  c(
+    'client.driver.connect',
+    'MUST',
+    'conformance.md#conformance-driver-connect',
+    'in driver mode the client connects to ARBOR_CONFORMANCE_ENDPOINT, or else starts ARBOR_DAEMON_COMMAND',
+  ),
+  c(
+    'client.driver.session',
+    'MUST',
+    'conformance.md#conformance-driver-session',
+    'in driver mode the client attaches to ARBOR_CONFORMANCE_SESSION in ARBOR_CONFORMANCE_ROLE',
+  ),
+  c(
+    'client.driver.message',
+    'MUST',
+    'conformance.md#conformance-driver-message',
+    'in driver mode the client sends ARBOR_CONFORMANCE_MESSAGE with chat/send',
+  ),
+  c(
+    'client.transport.reassembly',
+    'MUST',
+    'transport.md#transport-reassembly',
+    'frames split at any byte (one byte per write) and several frames in one write are read',
+  ),
+  c(
+    'client.transport.header-fields',
+    'MUST',
+    'transport.md#transport-unknown-headers',
+    'frames with Content-Type, unknown header fields or a Content-Length name in another case are read',
+  ),
+  c(
+    'client.transport.accepts-large',
+    'MUST',
+    'transport.md#transport-client-accepts-large',
+    'a frame of 8388608 content bytes from the daemon is read',
+  ),
+  c(
+    'client.transport.unknown-response-ignored',
+    'MUST',
+    'transport.md#transport-unknown-response-ignored',
+    'a response whose id matches no outstanding request is ignored',
+  ),
+  citing(
+    c(
+      'client.versioning.unknown-fields-ignored',
+      'CAPABILITY',
+      'versioning.md#versioning-unknown-fields-ignored',
+      'unknown members, unknown capability fields and `_meta` anywhere change nothing the client shows',
+      'client.conformance',
+    ),
+    'versioning.md#versioning-unknown-capabilities',
+    'versioning.md#versioning-meta-everywhere',
+    'versioning.md#versioning-meta-uninterpreted',
+  ),
+  c(
+    'client.client-tools.declared-capability',
+    'MUST',
+    'client-tools.md#client-tools-capabilities',
+    'a client that declares tools also advertises client.clientTools',
+  ),
+  c(
+    'client.client-tools.unknown-tool',
+    'CAPABILITY',
+    'client-tools.md#client-tools-unknown-tool',
+    'tool/execute for a tool the client never declared is answered -33010 and runs nothing',
+    'client.clientTools',
+  ),
+  c(
+    'client.client-tools.cancel-answer',
+    'CAPABILITY',
+    'client-tools.md#client-tools-cancel-answer',
+    'a tool/execute cancelled with $/cancelRequest is still answered (its result, or -32800)',
+    'client.clientTools',
+  ),
+  c(
+    'client.approvals.dedupe',
+    'CAPABILITY',
+    'approvals.md#approvals-client-dedupe',
+    'an approval request received twice (re-sent) is shown as one pending approval',
+    'client.conformance',
+  ),
+  c(
+    'client.approvals.resolved-closes',
+    'CAPABILITY',
+    'approvals.md#approvals-resolved-close-card',
+    'tool/approvalResolved (here: timed_out) closes the approval the client shows',
+    'client.conformance',
+  ),
+  c(
+    'client.approvals.resolved-ends',
+    'CAPABILITY',
+    'approvals.md#approvals-client-race',
+    "the client's own answer does not end the approval; tool/approvalResolved does",
+    'client.conformance',
+  ),
+  c(
+    'client.conformance.unknown-session',
+    'CAPABILITY',
+    'conformance.md#conformance-state-unknown-session',
+    '_arbor/conformance/state for a session the client does not know gets -33004',
+    'client.conformance',
+  ),
+  c(
+    'client.conformance.state-after-applied',
+    'CAPABILITY',
+    'conformance.md#conformance-state-after-applied',
+    '_arbor/conformance/state reflects every event received before it',
+    'client.conformance',
+  ),
+  c(
+    'client.tree.apply-in-order',
+    'CAPABILITY',
+    'tree.md#tree-apply-in-order',
+    'the nodes of one tree/update are applied in array order (a later upsert of the same node wins)',
+    'client.conformance',
+  ),
+  c(
+    'client.tree.snapshot-version',
+    'CAPABILITY',
+    'tree.md#tree-snapshot-version',
+    'a snapshot whose tree version the client does not know is refused, its nodes not shown',
+    'client.conformance',
+  ),
+  citing(
+    c(
+      'client.errors.unknown-code',
+      'MUST',
+      'errors.md#errors-unknown-codes',
+      'an error code the client does not know fails that request only; the client keeps working',
+    ),
+    'versioning.md#versioning-unknown-error-codes',
+  ),
+  c(
+    'client.errors.arbor-range',
+    'MUST',
+    'errors.md#errors-arbor-range',
+    'the client answers with no code of -33099 … -33000 that the spec does not define',
+  ),
+  c(
+    'client.tree.unknown-parent-reattach',
+    'MUST',
+    'tree.md#tree-unknown-parent',
+    'a node whose parent the client does not know makes it re-attach with sinceSeq',
+  ),
+  c(
+    'client.sessions.snapshot-replaces-tree',
+    'CAPABILITY',
+    'sessions.md#sessions-replay-client-snapshot',
+    "on replay: snapshot the client replaces its view of the running turn's tree with the snapshot",
+    'client.conformance',
+  ),
+  c(
+    'client.sessions.update-applies',
+    'CAPABILITY',
+    'sessions.md#sessions-update-client-applies',
+    'session/update: present fields are applied, absent ones keep their value',
+    'client.conformance',
+  ),
+  c(
+    'client.events.seq-per-session',
+    'MUST',
+    'turns.md#turns-seq-per-session',
+    "another session's seq is no gap: the client tracks seq per session",
+  ),
+  c(
+    'client.plan.seq-counted',
+    'MUST',
+    'plan.md#plan-on-change',
+    'plan/update counts in seq (no gap after it), whether or not the client shows plans',
+  ),
+  c(
+    'client.driver.gap-new-turn',
+    'CAPABILITY',
+    'conformance.md#conformance-driver-normal',
+    'a seq gap as a new turn starts: the client re-attaches and then shows the new turn only',
+    'client.conformance',
+  ),
+  citing(
+    c(
+      'client.turns.cancelled-tree',
+      'CAPABILITY',
+      'turns.md#turns-client-turn-end',
+      "a cancelled turn's final tree and its partial text (chunks joined as sent) stay shown; only idle ends it",
+      'client.conformance',
+    ),
+    'turns.md#turns-chunk-concatenate',
+  ),
+  c(
+    'client.versioning.open-enums',
+    'CAPABILITY',
+    'versioning.md#versioning-open-enums-client',
+    'a client with openEnums applies a session/state whose stopReason it does not know; the turn ends',
+    'client.openEnums',
+  ),
+  c(
+    'client.transport.invalid-response',
+    'MUST',
+    'transport.md#transport-invalid-response',
+    'a message shaped as a response is never answered, even with both result and error or a malformed error',
   ),
 ];

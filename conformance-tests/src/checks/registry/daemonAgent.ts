@@ -1,5 +1,5 @@
 /** Daemon: turns, seq, tree, budgets, approvals, client tools (need the scripted provider). */
-import { d, type CheckDef } from './define.js';
+import { citing, d, type CheckDef } from './define.js';
 
 export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
   // Daemon: turns, seq, tree, budgets (need the scripted provider).
@@ -38,12 +38,16 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     'chat/send during a running turn gets -33005',
     'daemon.testing.scriptedProvider',
   ),
-  d(
-    'daemon.turns.cancel',
-    'CAPABILITY',
-    'turns.md#turns-cancel-ends-turn',
-    'chat/cancel ends the running turn with stopReason cancelled',
-    'daemon.testing.scriptedProvider',
+  citing(
+    d(
+      'daemon.turns.cancel',
+      'CAPABILITY',
+      'turns.md#turns-cancel-ends-turn',
+      'chat/cancel ends the running turn with stopReason cancelled',
+      'daemon.testing.scriptedProvider',
+    ),
+    // A reply delayed 5 s must end within 3 s of the cancel.
+    'appendix-scripted-provider.md#appendix-scripted-provider-delay',
   ),
   d(
     'daemon.events.seq-starts-at-1',
@@ -185,12 +189,15 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     'of two controllers, the first valid answer decides; the later one is ignored',
     'daemon.clientTools',
   ),
-  d(
-    'daemon.approvals.resend-on-attach',
-    'CAPABILITY',
-    'sessions.md#sessions-attach-resend-approvals',
-    'a controller attaching while an approval is pending gets its tool/approvalRequest after the attach response',
-    'daemon.clientTools',
+  citing(
+    d(
+      'daemon.approvals.resend-on-attach',
+      'CAPABILITY',
+      'sessions.md#sessions-attach-resend-approvals',
+      'a controller attaching while an approval is pending gets its tool/approvalRequest after the attach response',
+      'daemon.clientTools',
+    ),
+    'approvals.md#approvals-resend-on-attach',
   ),
   d(
     'daemon.approvals.observer-not-asked',
@@ -233,5 +240,319 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     'client-tools.md#client-tools-gate-first',
     'an allowed client-tool call is run through tool/execute to its client, after the approval',
     'daemon.clientTools',
+  ),
+  // Every turn's end (turn, cancel, budget, scripted-provider scenarios).
+  d(
+    'daemon.tree.all-final-at-end',
+    'CAPABILITY',
+    'tree.md#tree-all-final-at-end',
+    "every node of a turn has reached a final status before the turn's idle session/state",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.tree.turn-node-status',
+    'CAPABILITY',
+    'tree.md#tree-turn-node-status',
+    'the turn node runs while the turn runs and ends done, cancelled or error as its stopReason says',
+    'daemon.testing.scriptedProvider',
+  ),
+  citing(
+    d(
+      'daemon.cost.once-before-idle',
+      'CAPABILITY',
+      'cost.md#cost-once-per-turn',
+      "exactly one cost/summary per turn, after the turn's other events and right before its idle",
+      'daemon.testing.scriptedProvider',
+    ),
+    'turns.md#turns-cost-before-idle',
+  ),
+  d(
+    'daemon.cost.sums',
+    'CAPABILITY',
+    'cost.md#cost-sums',
+    "cost/summary usage equals the sum of byModel and the idle usage; calls counts the turn's model calls",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.turns.state-changes-only',
+    'CAPABILITY',
+    'turns.md#turns-state-changes-only',
+    'no session/state repeats the state last reported for the same turn',
+    'daemon.testing.scriptedProvider',
+  ),
+  // Cancelling a turn while a client tool runs.
+  d(
+    'daemon.turns.cancel-nodes',
+    'CAPABILITY',
+    'turns.md#turns-cancel-nodes',
+    'cancelling a turn while a tool runs ends that node (and every unfinished node) cancelled before idle',
+    'daemon.clientTools',
+  ),
+  citing(
+    d(
+      'daemon.client-tools.cancel-sent',
+      'CAPABILITY',
+      'client-tools.md#client-tools-cancel-sent',
+      'a tool/execute outstanding when the turn is cancelled gets $/cancelRequest',
+      'daemon.clientTools',
+    ),
+    'turns.md#turns-cancel-aborts-work',
+  ),
+  // Approvals nobody answers.
+  d(
+    'daemon.approvals.no-controller',
+    'CAPABILITY',
+    'approvals.md#approvals-no-controller',
+    'with no controller that takes approvals, a call needing one resolves timed_out at once: no requires_action, not run, node denied',
+    'daemon.clientTools',
+  ),
+  citing(
+    d(
+      'daemon.approvals.timeout',
+      'CAPABILITY',
+      'approvals.md#approvals-timeout',
+      'an approval nobody answers resolves timed_out after capabilities.approvals.timeoutMs: not run, node denied, never approved',
+      'daemon.approvals.timeoutMs',
+    ),
+    'budgets.md#budgets-approval-timeout-advertised',
+  ),
+  d(
+    'daemon.budget.send-lowers',
+    'CAPABILITY',
+    'budgets.md#budgets-send-lowers',
+    'chat/send budgets lower a limit for that turn only, and a value above the limit changes nothing',
+    'daemon.budgets',
+  ),
+  // The gate by mode, and mode switches while an approval is pending.
+  d(
+    'daemon.approvals.matrix',
+    'CAPABILITY',
+    'approvals.md#approvals-matrix',
+    'a write call is blocked in plan mode and runs without asking in auto mode',
+    'daemon.clientTools',
+  ),
+  citing(
+    d(
+      'daemon.approvals.blocked',
+      'CAPABILITY',
+      'approvals.md#approvals-blocked-result',
+      'a call blocked in plan mode does not run, its node ends blocked with blocked_in_plan_mode, and the model goes on',
+      'daemon.clientTools',
+    ),
+    'tree.md#tree-denied-blocked-not-run',
+  ),
+  citing(
+    d(
+      'daemon.approvals.switch-auto',
+      'CAPABILITY',
+      'approvals.md#approvals-switch-auto',
+      'a switch to auto resolves a pending approval approved without decision fields; the next call runs unasked',
+      'daemon.clientTools',
+    ),
+    'approvals.md#approvals-mode-read-at-call',
+    'sessions.md#sessions-mode-pending-approvals',
+  ),
+  d(
+    'daemon.approvals.grant-scope',
+    'CAPABILITY',
+    'approvals.md#approvals-grant-scope',
+    'an allowForSession grant covers later turns of its session and no other session',
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.testing.tool-calls',
+    'CAPABILITY',
+    'appendix-scripted-provider.md#appendix-scripted-provider-tool-calls',
+    'every tool call of one scripted reply is made (three client-tool calls: three tool/execute)',
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.approvals.switch-plan',
+    'CAPABILITY',
+    'approvals.md#approvals-switch-plan',
+    'a switch to plan resolves a pending write approval rejected and blocks the call',
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.client-tools.unique-names',
+    'CAPABILITY',
+    'client-tools.md#client-tools-unique-names',
+    'initialize declaring a tool name twice gets -32602',
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.client-tools.validate-args',
+    'CAPABILITY',
+    'client-tools.md#client-tools-validate-args',
+    'a call whose arguments do not match the declared inputSchema never reaches the client; its node ends error',
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.client-tools.error-result',
+    'CAPABILITY',
+    'client-tools.md#client-tools-error-response-result',
+    'an error answer to tool/execute ends the node error and the turn goes on',
+    'daemon.clientTools',
+  ),
+  citing(
+    d(
+      'daemon.turns.cancel-no-turn',
+      'CAPABILITY',
+      'turns.md#turns-cancel-no-turn',
+      'chat/cancel naming another turn, or a turn that has ended, answers cancelled: false and changes nothing',
+      'daemon.testing.scriptedProvider',
+    ),
+    'turns.md#turns-cancel-race',
+  ),
+  d(
+    'daemon.tree.fixed-fields',
+    'CAPABILITY',
+    'tree.md#tree-required-fields-always',
+    "a node's parentId, kind and depth never change once announced",
+    'daemon.testing.scriptedProvider',
+  ),
+  // tools/list (protocol 1.1).
+  d(
+    'daemon.tools.capability',
+    'MUST',
+    'tools.md#tools-list-capability',
+    'tools/list is served exactly when capabilities.tools is advertised',
+  ),
+  citing(
+    d(
+      'daemon.tools.builtins',
+      'CAPABILITY',
+      'tools.md#tools-list-builtins-no-permission',
+      'tools/list without a session lists no client tool and no permission',
+      'daemon.tools',
+    ),
+    'tools.md#tools-list-builtins-daemon',
+  ),
+  d(
+    'daemon.tools.unique-names',
+    'CAPABILITY',
+    'tools.md#tools-list-unique-names',
+    'the names tools/list returns are unique',
+    'daemon.tools',
+  ),
+  d(
+    'daemon.tools.unknown-session',
+    'CAPABILITY',
+    'tools.md#tools-list-unknown-session',
+    'tools/list naming no session gets -33004',
+    'daemon.tools',
+  ),
+  citing(
+    d(
+      'daemon.tools.client-tools',
+      'CAPABILITY',
+      'tools.md#tools-list-client-tools',
+      "a session's tools/list holds the requester's declared tools (origin client, description and inputSchema verbatim) exactly in editor sessions with clientTools negotiated",
+      'daemon.tools',
+    ),
+    'tools.md#tools-list-input-schema',
+    'client-tools.md#client-tools-capabilities',
+  ),
+  d(
+    'daemon.tools.permission',
+    'CAPABILITY',
+    'tools.md#tools-list-permission',
+    "each tool of a session's list carries the permission the session's current mode gives its category",
+    'daemon.tools',
+  ),
+  d(
+    'daemon.tools.no-effect',
+    'CAPABILITY',
+    'tools.md#tools-list-no-effect',
+    'tools/list sends no event of the session',
+    'daemon.tools',
+  ),
+  citing(
+    d(
+      'daemon.tools.listed-callable',
+      'CAPABILITY',
+      'tools.md#tools-list-equals-offered',
+      "a client tool a session's tools/list holds is run when the model calls it; one it leaves out is not",
+      'daemon.tools',
+    ),
+    'client-tools.md#client-tools-editor-context',
+  ),
+  // The scripted provider (appendix-scripted-provider.md).
+  citing(
+    d(
+      'daemon.testing.key-match',
+      'CAPABILITY',
+      'appendix-scripted-provider.md#appendix-scripted-provider-key-match',
+      'a loop uses the list of the exact key, else the longest contained key (ties: smallest), else *',
+      'daemon.testing.scriptedProvider',
+    ),
+    // The appendix's umbrella sentence: judged by every daemon.testing.* check; cited once here.
+    'appendix-scripted-provider.md#appendix-scripted-provider-portable',
+  ),
+  d(
+    'daemon.testing.delay',
+    'CAPABILITY',
+    'appendix-scripted-provider.md#appendix-scripted-provider-delay',
+    "a reply's delayMs passes before anything of it streams",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.testing.own-cursor',
+    'CAPABILITY',
+    'appendix-scripted-provider.md#appendix-scripted-provider-own-cursor',
+    "each loop starts at its list's first reply, even when another loop used the same key",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.testing.no-key',
+    'CAPABILITY',
+    'appendix-scripted-provider.md#appendix-scripted-provider-no-key',
+    'a turn whose message matches no key ends with stopReason error',
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.testing.exhausted',
+    'CAPABILITY',
+    'appendix-scripted-provider.md#appendix-scripted-provider-exhausted',
+    "a model call after the loop's list is used up fails: the turn ends with stopReason error",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.testing.error',
+    'CAPABILITY',
+    'appendix-scripted-provider.md#appendix-scripted-provider-error',
+    'an {error} reply ends the turn with stopReason error and error.message containing it',
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.testing.usage',
+    'CAPABILITY',
+    'appendix-scripted-provider.md#appendix-scripted-provider-usage',
+    "a reply's usage is its model call's usage (zero when absent), under scripted/scripted with cost 0",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.testing.set-invalid',
+    'CAPABILITY',
+    'appendix-scripted-provider.md#appendix-scripted-provider-set-invalid',
+    'setScript answers -32602 for a script of another version and -33004 for an unknown session',
+    'daemon.testing.scriptedProvider',
+  ),
+  citing(
+    d(
+      'daemon.turns.max-tokens-ends-turn',
+      'CAPABILITY',
+      'turns.md#turns-max-tokens-ends-turn',
+      'a reply cut off at the output-token limit ends the turn with max_tokens, its text kept, its tool calls not run',
+      'daemon.testing.scriptedProvider',
+    ),
+    'appendix-scripted-provider.md#appendix-scripted-provider-max-tokens',
+  ),
+  d(
+    'daemon.versioning.new-values-gated',
+    'CAPABILITY',
+    'versioning.md#versioning-new-values-gated',
+    'a client without capabilities.openEnums gets the v1 stand-in (end_turn) of stopReason max_tokens',
+    'daemon.testing.scriptedProvider',
   ),
 ];

@@ -1,5 +1,5 @@
 /** Daemon: framing, JSON-RPC errors, lifecycle, version negotiation, sessions and attach. */
-import { d, type CheckDef } from './define.js';
+import { citing, d, type CheckDef } from './define.js';
 
 export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
   // Daemon: framing and JSON-RPC errors.
@@ -57,17 +57,23 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
     'transport.md#transport-max-depth',
     'a body nested more than 256 levels deep gets -32600 with id null, is not processed, and the connection stays open',
   ),
-  d(
-    'daemon.jsonrpc.unknown-method',
-    'MUST',
-    'transport.md#transport-unknown-method',
-    'an unknown request (also `_`-prefixed) gets -32601',
+  citing(
+    d(
+      'daemon.jsonrpc.unknown-method',
+      'MUST',
+      'transport.md#transport-unknown-method',
+      'an unknown request (also `_`-prefixed) gets -32601',
+    ),
+    'versioning.md#versioning-unknown-requests-32601',
   ),
-  d(
-    'daemon.jsonrpc.unknown-notification-ignored',
-    'MUST',
-    'versioning.md#versioning-unknown-notifications-ignored',
-    'an unknown notification gets no response and changes nothing',
+  citing(
+    d(
+      'daemon.jsonrpc.unknown-notification-ignored',
+      'MUST',
+      'versioning.md#versioning-unknown-notifications-ignored',
+      'an unknown notification (also `_`- and `$/`-prefixed) gets no response and changes nothing',
+    ),
+    'lifecycle.md#lifecycle-dollar-notifications-ignored',
   ),
   d(
     'daemon.jsonrpc.cancel-unknown-ignored',
@@ -101,11 +107,16 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
     'after an oversize frame the connection serves the next frame',
     'daemon.maxMessageBytes',
   ),
-  d(
-    'daemon.transport.socket-token',
-    'MUST',
-    'lifecycle.md#lifecycle-token-rejected',
-    'a socket initialize without the right token (missing, wrong, not a string, differing under initializationOptions) gets -33000 and the connection is closed',
+  citing(
+    d(
+      'daemon.transport.socket-token',
+      'MUST',
+      'lifecycle.md#lifecycle-token-rejected',
+      'a socket initialize without the right token (missing, wrong, not a string, differing under initializationOptions) gets -33000 and the connection is closed',
+    ),
+    'lifecycle.md#lifecycle-token-both-equal',
+    'transport.md#transport-socket-token',
+    'security.md#security-token-presented',
   ),
   d(
     'daemon.transport.preauth-frame-limit',
@@ -127,11 +138,14 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
     'lifecycle.md#lifecycle-initialize-order',
     'initialize is answered with protocolVersion, serverInfo, capabilities and clientId',
   ),
-  d(
-    'daemon.lifecycle.not-initialized',
-    'MUST',
-    'lifecycle.md#lifecycle-not-initialized',
-    'a request before initialize gets -32002',
+  citing(
+    d(
+      'daemon.lifecycle.not-initialized',
+      'MUST',
+      'lifecycle.md#lifecycle-not-initialized',
+      'a request before initialize (on a socket: before the token) gets -32002',
+    ),
+    'lifecycle.md#lifecycle-token-nothing-before',
   ),
   d(
     'daemon.lifecycle.initialize-once',
@@ -191,11 +205,14 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
     'versioning.md#versioning-daemon-chooses',
     "a client speaking the suite's version gets that protocolVersion",
   ),
-  d(
-    'daemon.version.newer-client',
-    'MUST',
-    'versioning.md#versioning-daemon-chooses',
-    "a client newer than the daemon gets min(its version, the daemon's newest)",
+  citing(
+    d(
+      'daemon.version.newer-client',
+      'MUST',
+      'versioning.md#versioning-daemon-chooses',
+      "a client newer than the daemon gets min(its version, the daemon's newest), never more than it sent",
+    ),
+    'versioning.md#versioning-never-higher',
   ),
   d(
     'daemon.version.absent-means-1',
@@ -296,5 +313,248 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
     'MUST',
     'turns.md#turns-seq-same-for-all',
     'every attached client receives the same events with the same seq',
+  ),
+  // Daemon: what its frame reader tolerates and refuses, how stdio and sockets end.
+  d(
+    'daemon.transport.unknown-headers',
+    'MUST',
+    'transport.md#transport-unknown-headers',
+    'a frame with Content-Type and an unknown header field is read like any other',
+  ),
+  d(
+    'daemon.transport.reassembly',
+    'MUST',
+    'transport.md#transport-reassembly',
+    'a frame written one byte at a time, and frames sharing writes, are each answered',
+  ),
+  d(
+    'daemon.transport.unknown-response-ignored',
+    'MUST',
+    'transport.md#transport-unknown-response-ignored',
+    'a response to no request of the daemon gets no answer and changes nothing',
+  ),
+  citing(
+    d(
+      'daemon.transport.bad-header-close',
+      'MUST',
+      'transport.md#transport-bad-header-close',
+      'a malformed header part closes the connection (stdio: exit code 1); on a socket another connection is still served',
+    ),
+    'transport.md#transport-connection-isolation',
+  ),
+  d(
+    'daemon.transport.stdin-eof',
+    'MUST',
+    'transport.md#transport-stdin-eof',
+    'stdio: at the end of stdin the daemon exits, code 0 after shutdown, 1 without',
+  ),
+  citing(
+    d(
+      'daemon.transport.unix-socket-mode',
+      'MUST',
+      'transport.md#transport-unix-socket-mode',
+      'a Unix socket has no permission for group or others',
+    ),
+    'security.md#security-loopback',
+  ),
+
+  // Daemon: initialize, exit, shutdown and trace.
+  d(
+    'daemon.lifecycle.token-stdio',
+    'MUST',
+    'lifecycle.md#lifecycle-token-stdio',
+    'stdio: an initialize carrying tokens (two that differ) succeeds',
+  ),
+  d(
+    'daemon.lifecycle.failed-initialize-retry',
+    'MUST',
+    'lifecycle.md#lifecycle-failed-initialize-retry',
+    'after an initialize refused with -32602 (protocolVersion 0), a valid initialize succeeds',
+  ),
+  d(
+    'daemon.lifecycle.exit-any-state',
+    'MUST',
+    'lifecycle.md#lifecycle-exit-any-state',
+    'exit before initialize, with params [1, "two"], ends the connection (stdio: the daemon)',
+  ),
+  d(
+    'daemon.lifecycle.exit-socket',
+    'MUST',
+    'lifecycle.md#lifecycle-exit-socket',
+    'on a socket exit closes that connection; another one is still served',
+  ),
+  d(
+    'daemon.lifecycle.shutdown-detach',
+    'MUST',
+    'lifecycle.md#lifecycle-shutdown-detach',
+    'after shutdown is answered, no event of a session the connection was attached to reaches it',
+  ),
+  d(
+    'daemon.lifecycle.logtrace-off',
+    'MUST',
+    'lifecycle.md#lifecycle-logtrace-off',
+    'no $/logTrace while the trace value is off (never set, or set off again); none with verbose at messages',
+  ),
+  citing(
+    d(
+      'daemon.lifecycle.early-notifications',
+      'MUST',
+      'lifecycle.md#lifecycle-early-notifications',
+      '$/setTrace verbose sent before initialize is dropped: no $/logTrace follows',
+    ),
+    'lifecycle.md#lifecycle-token-nothing-before',
+  ),
+
+  // Daemon: closed enums and errors.
+  citing(
+    d(
+      'daemon.version.unknown-members-accepted',
+      'MUST',
+      'versioning.md#versioning-unknown-fields-ignored',
+      'initialize, session/new, session/list and setPermissionMode with string ids, _meta on every object, unknown members and unknown capability fields are served as without them',
+    ),
+    'versioning.md#versioning-meta-everywhere',
+    'versioning.md#versioning-unknown-capabilities',
+  ),
+  citing(
+    d(
+      'daemon.version.invalid-enum-request',
+      'MUST',
+      'versioning.md#versioning-invalid-enum-request',
+      'an unknown or unadvertised permission mode (session/new, setPermissionMode) and an unknown role get -32602',
+    ),
+    'sessions.md#sessions-new-mode-supported',
+    'sessions.md#sessions-mode-unsupported',
+  ),
+  d(
+    'daemon.errors.precedence',
+    'MUST',
+    'errors.md#errors-precedence',
+    'InvalidParams before SessionNotFound, SessionNotFound before NotAttached',
+  ),
+  d(
+    'daemon.errors.message-safe',
+    'MUST',
+    'errors.md#errors-message-safe',
+    'error messages are non-empty and repeat neither the offending message nor its members',
+  ),
+
+  // Daemon: who may do what to a session, paging, mode and model changes.
+  d(
+    'daemon.sessions.not-attached',
+    'MUST',
+    'sessions.md#sessions-not-attached',
+    'chat/send, chat/cancel, session/setPermissionMode and session/detach from a client not attached get -33007',
+  ),
+  d(
+    'daemon.sessions.reattach',
+    'MUST',
+    'sessions.md#sessions-attach-reattach',
+    'a controller attaching again as observer is an observer (session/setPermissionMode gets -33006)',
+  ),
+  citing(
+    d(
+      'daemon.sessions.list-order',
+      'MUST',
+      'sessions.md#sessions-list-order',
+      'session/list pages of limit 2: newest first, nextCursor on every page but the last',
+    ),
+    'sessions.md#sessions-list-cursor',
+  ),
+  citing(
+    d(
+      'daemon.sessions.list-load-no-attach',
+      'MUST',
+      'sessions.md#sessions-list-no-attach',
+      'a client that lists and loads a session it is not attached to gets none of its events',
+    ),
+    'sessions.md#sessions-load-no-attach',
+  ),
+  citing(
+    d(
+      'daemon.sessions.mode-update',
+      'MUST',
+      'sessions.md#sessions-mode-broadcast',
+      'a mode change reaches the client that asked (the creator, never attached explicitly: first seq 1) and an observer as session/update',
+    ),
+    'sessions.md#sessions-update-on-change',
+    'sessions.md#sessions-new-attaches-controller',
+  ),
+  citing(
+    d(
+      'daemon.sessions.set-model-update',
+      'CAPABILITY',
+      'sessions.md#sessions-set-model-update',
+      'session/setModel: the requester gets session/update with the model before the result, an observer gets it too',
+      'daemon.sessions.setModel',
+    ),
+    'sessions.md#sessions-update-on-change',
+  ),
+  citing(
+    d(
+      'daemon.sessions.set-model-refused',
+      'CAPABILITY',
+      'sessions.md#sessions-set-model-controller',
+      'session/setModel from an observer gets -33006, from a client not attached -33007, with a bad model -33011',
+      'daemon.sessions.setModel',
+    ),
+    'sessions.md#sessions-set-model-invalid',
+  ),
+
+  // Daemon: replay, snapshots, detaching.
+  citing(
+    d(
+      'daemon.sessions.replay-events',
+      'MUST',
+      'sessions.md#sessions-replay-events',
+      'attach with sinceSeq: the response, then exactly the missed events as first sent; none when none was missed; every later event',
+    ),
+    'sessions.md#sessions-replay-response-first',
+    'sessions.md#sessions-replay-nothing-missed',
+    'sessions.md#sessions-attach-all-events',
+  ),
+  d(
+    'daemon.sessions.attach-mid-turn',
+    'CAPABILITY',
+    'sessions.md#sessions-attach-mid-turn',
+    'an attach without sinceSeq during a turn answers a snapshot (turnId, tree, texts so far); only later events follow',
+    'daemon.testing.scriptedProvider',
+  ),
+  citing(
+    d(
+      'daemon.sessions.detach',
+      'CAPABILITY',
+      'sessions.md#sessions-detach-no-events',
+      'after the session/detach result no event of the session comes, and the running turn completes',
+      'daemon.testing.scriptedProvider',
+    ),
+    'sessions.md#sessions-detach-turn-continues',
+  ),
+  d(
+    'daemon.sessions.disconnect-continues',
+    'CAPABILITY',
+    'sessions.md#sessions-disconnect-detach',
+    'a turn whose controller disconnects completes',
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.sessions.load-parts',
+    'CAPABILITY',
+    'sessions.md#sessions-load-parts-fold',
+    "session/load parts are the fold of the turn's tree/update and chat/chunk events in seq order",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.sessions.load-cost',
+    'CAPABILITY',
+    'sessions.md#sessions-load-cost',
+    "session/load cost is the turn's cost/summary as sent, without sessionId, seq and turnId",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.jsonrpc.invalid-response',
+    'MUST',
+    'transport.md#transport-invalid-response',
+    'a message shaped as a response is never answered, even with both result and error or a malformed error',
   ),
 ];

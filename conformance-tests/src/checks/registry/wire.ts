@@ -1,13 +1,17 @@
 /** Always on, whatever the scenario: the wire itself. */
-import { d, c, type CheckDef } from './define.js';
+import { citing, d, c, type CheckDef } from './define.js';
 
 export const WIRE_CHECKS: readonly CheckDef[] = [
   // Always on, whatever the scenario: the wire itself.
-  d(
-    'daemon.wire.schema-valid',
-    'MUST',
-    'versioning.md#versioning-speak-negotiated',
-    'every message the daemon sends validates against the JSON Schema',
+  // The JSON Schema encodes turns-busy-no-end-fields (session/state is a union on `state`).
+  citing(
+    d(
+      'daemon.wire.schema-valid',
+      'MUST',
+      'versioning.md#versioning-speak-negotiated',
+      'every message the daemon sends validates against the JSON Schema',
+    ),
+    'turns.md#turns-busy-no-end-fields',
   ),
   d(
     'daemon.wire.capability-negotiated',

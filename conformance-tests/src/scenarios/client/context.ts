@@ -19,6 +19,25 @@ export interface ClientTarget {
   transport: 'stdio' | 'socket';
 }
 
+export interface HandshakeOptions {
+  /** Changes the initialize result the fake daemon answers with (e.g. to add unknown fields). */
+  initializeResult?: (result: JsonObject) => JsonObject;
+}
+
+/**
+ * The protocol version an `initialize` asks for, read as a daemon must read
+ * it: the top-level `protocolVersion`, else `initializationOptions.protocolVersion`,
+ * else 1 (versioning.md#negotiation).
+ */
+export function requestedVersion(params: unknown): unknown {
+  const p = (params ?? {}) as JsonObject;
+  const options = (p.initializationOptions ?? {}) as JsonObject;
+  return p.protocolVersion ?? options.protocolVersion ?? 1;
+}
+
+/** The message a driver sends with chat/send in the scenario that sets ARBOR_CONFORMANCE_MESSAGE. */
+export const DRIVER_MESSAGE = 'conformance: say hello';
+
 /** The answer the client's driver gives to approval requests, per scenario. */
 export type ApprovalPolicy = 'allow' | 'allowForSession' | 'deny' | 'ignore';
 
@@ -29,8 +48,11 @@ export interface ClientContext extends ScenarioBase {
   policy: ApprovalPolicy;
   /** Waits for the client to connect. */
   accept(timeoutMs?: number): Promise<Connection>;
-  /** Plays initialize / initialized / session/attach; aborts the scenario if the client does not. */
-  handshake(conn: Connection): Promise<void>;
+  /**
+   * Plays initialize / initialized / session/attach; aborts the scenario if the
+   * client does not. `initializeResult` may reshape the initialize result.
+   */
+  handshake(conn: Connection, options?: HandshakeOptions): Promise<void>;
   /** Sends a session event with the next seq (or the given one). */
   emit(conn: Connection, method: string, params: JsonObject, seq?: number): number;
   lastSeq: number;
@@ -52,7 +74,13 @@ const POLICIES: Record<string, ApprovalPolicy> = {
   'client-approval': 'deny',
   'client-approval-cancel': 'ignore',
   'client-unknown-outcome': 'ignore',
+  'client-approval-resend': 'ignore',
+  'client-approval-timeout': 'ignore',
+  'client-approval-race': 'deny',
 };
+
+/** Scenarios whose driver sends ARBOR_CONFORMANCE_MESSAGE once attached. */
+const MESSAGES: Record<string, string> = { 'client-driver-message': DRIVER_MESSAGE };
 
 export async function makeClientContext(
   base: ScenarioBase,
@@ -106,7 +134,7 @@ export async function makeClientContext(
     ARBOR_CONFORMANCE_APPROVAL: policy,
     ARBOR_CONFORMANCE_ENDPOINT: undefined,
     ARBOR_CONFORMANCE_TOKEN_FILE: undefined,
-    ARBOR_CONFORMANCE_MESSAGE: undefined,
+    ARBOR_CONFORMANCE_MESSAGE: MESSAGES[scenarioId],
     ARBOR_DAEMON_COMMAND: undefined,
   };
   if (target.transport === 'socket') {
@@ -125,6 +153,8 @@ export async function makeClientContext(
     sessions: { persistence: false },
     attach: { replay: true, replayRetention: 1000 },
     permissionModes: ['plan', 'default', 'auto'],
+    clientTools: {},
+    plan: {},
     maxMessageBytes: 8388608,
   };
   const created = new Date().toISOString();
@@ -169,13 +199,18 @@ export async function makeClientContext(
         );
       });
     },
-    async handshake(conn) {
-      conn.handle('initialize', () => ({
-        protocolVersion: ctx.protocolVersion,
-        serverInfo: { name: 'arbor-conformance-fake-daemon', version: '0.1.0' },
-        capabilities: daemonCapabilities,
-        clientId: `conformance-client`,
-      }));
+    async handshake(conn, options = {}) {
+      const reshape = options.initializeResult ?? ((result) => result);
+      conn.handle(Methods.Initialize.method, () =>
+        reshape({
+          protocolVersion: ctx.protocolVersion,
+          serverInfo: { name: 'arbor-conformance-fake-daemon', version: '0.1.0' },
+          capabilities: daemonCapabilities,
+          clientId: `conformance-client`,
+        }),
+      );
+      conn.handle(Methods.ChatSend.method, () => ({ turnId: 'turn-driver' }));
+      conn.handle(Methods.Shutdown.method, () => null);
       conn.handle(Methods.SessionAttach.method, (params) => {
         const p = params as JsonObject;
         return {

@@ -1,6 +1,12 @@
 /** Every client scenario, in report order. */
 import type { Scenario } from '../scenario.js';
+import { approvalRace, approvalResend, approvalTimeout } from './approvalLifecycle.js';
+import { toolCancel, undeclaredTool } from './clientTools.js';
 import type { ClientContext } from './context.js';
+import { driverMessage } from './driverMode.js';
+import { frameHeaders, frameLarge, frameSplit, unknownResponse } from './frameReader.js';
+import { invalidResponse } from './invalidResponse.js';
+import { openEnums } from './openEnums.js';
 import {
   approval,
   approvalCancel,
@@ -13,16 +19,56 @@ import {
   unknownOutcome,
   versionUnsupported,
 } from './scenarios.js';
+import {
+  cancelledTurn,
+  gapNewTurn,
+  planSeq,
+  seqPerSession,
+  sessionUpdate,
+  snapshotReplay,
+  snapshotVersion,
+  stateAfterApplied,
+  treeApplyInOrder,
+  unknownErrorCode,
+  unknownFields,
+  unknownParent,
+  unknownSession,
+} from './sessionEvents.js';
 
 export const CLIENT_SCENARIOS: readonly Scenario<ClientContext>[] = [
   initialize,
+  driverMessage,
   versionUnsupported,
   unknownMessages,
+  unknownFields,
   malformed,
+  frameSplit,
+  frameHeaders,
+  frameLarge,
+  unknownResponse,
+  invalidResponse,
+  openEnums,
   approval,
   approvalCancel,
+  approvalResend,
+  approvalTimeout,
+  approvalRace,
   unknownOutcome,
+  undeclaredTool,
+  toolCancel,
   tree,
+  treeApplyInOrder,
+  unknownParent,
   seqGap,
+  gapNewTurn,
+  snapshotReplay,
+  snapshotVersion,
+  unknownErrorCode,
+  seqPerSession,
+  planSeq,
+  sessionUpdate,
+  cancelledTurn,
   budget,
+  unknownSession,
+  stateAfterApplied,
 ];

@@ -1,31 +1,55 @@
 /** Client scenarios: the suite plays the daemon (see README, "conformance driver"). */
-import { Methods } from '@arbor/protocol';
+import { ArborErrorCodes, ArborErrorRange, Methods } from '@arbor/protocol';
 import type {
   Connection,
   Incoming,
   JsonObject,
   ResponseMessage,
 } from '../../harness/connection.js';
-import { hasCapability, timeouts } from '../../harness/connection.js';
+import { declaredClientCapabilities, hasCapability, timeouts } from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
 import { Skip } from '../scenario.js';
-import type { ClientContext } from './context.js';
+import { requestedVersion, type ClientContext } from './context.js';
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-const describe = (r: ResponseMessage | undefined): string =>
+export const describe = (r: ResponseMessage | undefined): string =>
   !r
     ? 'no response'
     : r.error
       ? `error ${r.error.code} (${r.error.message})`
       : `result ${JSON.stringify(r.result)?.slice(0, 200)}`;
 
-function requireClientCapability(conn: Connection, path: string): void {
+export function requireClientCapability(conn: Connection, path: string): void {
   if (!hasCapability(conn.negotiated, path))
     throw new Skip(`the client does not declare capabilities.${path.replace(/^client\./, '')}`);
 }
 
-async function ready(ctx: ClientContext): Promise<Connection> {
+const SPEC_ARBOR_CODES: ReadonlySet<number> = new Set(Object.values(ArborErrorCodes));
+
+/**
+ * errors.md#errors-arbor-range: every error the client answered with on `conn`
+ * uses no code of Arbor's reserved range that the spec does not define.
+ */
+export function judgeArborRange(ctx: ClientContext, conn: Connection): void {
+  const own = conn.messages
+    .filter((m) => m.kind === 'response')
+    .map((m) => (m.message as ResponseMessage).error?.code)
+    .filter(
+      (code): code is number =>
+        typeof code === 'number' &&
+        code <= ArborErrorRange.start &&
+        code >= ArborErrorRange.end &&
+        !SPEC_ARBOR_CODES.has(code),
+    );
+  ctx.recorder.expect(
+    'client.errors.arbor-range',
+    own.length === 0,
+    `the client answered with ${own.join(', ')}: codes of the range reserved for the spec that it does not define`,
+  );
+}
+
+export async function ready(ctx: ClientContext): Promise<Connection> {
   const conn = await ctx.accept();
   await ctx.handshake(conn);
   return conn;
@@ -39,11 +63,25 @@ export const initialize: Scenario<ClientContext> = {
     'client.lifecycle.initialize-first',
     'client.lifecycle.protocol-version',
     'client.lifecycle.initialized',
+    'client.lifecycle.token',
+    'client.client-tools.declared-capability',
+    'client.driver.connect',
+    'client.driver.session',
     'client.driver.exit-on-close',
   ],
   async run(ctx) {
     const r = ctx.recorder;
-    const conn = await ctx.accept();
+    const conn = await ctx.accept().catch((error: unknown) => {
+      r.fail('client.driver.connect', error instanceof Error ? error.message : String(error));
+      throw error;
+    });
+    // Each transport sets only its own variable, so the way in shows which one the client used.
+    const via = ctx.target.transport === 'socket' ? 'client(socket)' : 'client(stdio)';
+    r.expect(
+      'client.driver.connect',
+      conn.label === via,
+      `the client came in as ${conn.label}, expected ${via}`,
+    );
     const handshake = ctx.handshake(conn).catch(() => undefined);
     const first = await conn.waitFor(() => true, timeouts.requestMs);
     const msg = first?.message as JsonObject | undefined;
@@ -55,12 +93,16 @@ export const initialize: Scenario<ClientContext> = {
       )
     )
       return;
-    const version = (msg!.params as JsonObject | undefined)?.protocolVersion;
+    const params = (msg!.params ?? {}) as JsonObject;
+    // Typed LSP clients can send it only under initializationOptions; absent means 1.
+    const version = requestedVersion(params);
     r.expect(
       'client.lifecycle.protocol-version',
       version === ctx.protocolVersion,
-      `initialize carried protocolVersion ${JSON.stringify(version)}, expected ${ctx.protocolVersion}`,
+      `initialize asked for protocolVersion ${JSON.stringify(version)}, expected ${ctx.protocolVersion}`,
     );
+    judgeToken(ctx, params);
+    judgeToolDeclaration(ctx, params);
     const initialized = await conn.waitFor(
       (m) =>
         m.kind === 'notification' &&
@@ -73,6 +115,19 @@ export const initialize: Scenario<ClientContext> = {
       'the client never sent initialized after the initialize result',
     );
     await handshake;
+    const attach = conn.messages.find(
+      (m) =>
+        m.kind === 'request' && (m.message as JsonObject).method === Methods.SessionAttach.method,
+    );
+    const attachParams = ((attach?.message as JsonObject | undefined)?.params ?? {}) as JsonObject;
+    r.expect(
+      'client.driver.session',
+      attachParams.sessionId === ctx.sessionId &&
+        (attachParams.role ?? 'controller') === 'controller',
+      attach
+        ? `the client attached with ${JSON.stringify(attachParams)}, expected session ${ctx.sessionId} as controller`
+        : `the client never attached to ${ctx.sessionId}`,
+    );
     // The daemon goes away: a driver-mode client exits with code 0.
     conn.finish();
     const code = await Promise.race([ctx.clientExit, sleep(3000).then(() => 'timeout' as const)]);
@@ -86,6 +141,37 @@ export const initialize: Scenario<ClientContext> = {
   },
 };
 
+/** lifecycle.md#token: on a socket the token comes at the top level or under initializationOptions. */
+function judgeToken(ctx: ClientContext, params: JsonObject): void {
+  if (ctx.target.transport !== 'socket') {
+    ctx.recorder.skip('client.lifecycle.token', 'a token is presented only on a socket');
+    return;
+  }
+  const top = params.token;
+  const nested = ((params.initializationOptions ?? {}) as JsonObject).token;
+  const presented = [top, nested].filter((t) => t !== undefined);
+  ctx.recorder.expect(
+    'client.lifecycle.token',
+    presented.length > 0 && presented.every((t) => t === ctx.token),
+    presented.length === 0
+      ? 'initialize carried no token (neither token nor initializationOptions.token)'
+      : `initialize carried token ${JSON.stringify(top)} / initializationOptions.token ${JSON.stringify(nested)}, not the one in ARBOR_CONFORMANCE_TOKEN_FILE`,
+  );
+}
+
+/** client-tools.md#client-tools-capabilities: declared tools come with client.clientTools. */
+function judgeToolDeclaration(ctx: ClientContext, params: JsonObject): void {
+  const options = (params.initializationOptions ?? {}) as JsonObject;
+  const tools = params.tools ?? options.tools;
+  const declared = Array.isArray(tools) ? tools.length : 0;
+  const capabilities = declaredClientCapabilities(params);
+  ctx.recorder.expect(
+    'client.client-tools.declared-capability',
+    declared === 0 || capabilities.clientTools !== undefined,
+    `the client declared ${declared} tool(s) without capabilities.clientTools`,
+  );
+}
+
 export const unknownMessages: Scenario<ClientContext> = {
   id: 'client-unknown-messages',
   role: 'client',
@@ -93,7 +179,11 @@ export const unknownMessages: Scenario<ClientContext> = {
   checks: ['client.jsonrpc.unknown-request', 'client.jsonrpc.unknown-notification-ignored'],
   async run(ctx) {
     const conn = await ready(ctx);
-    for (const method of ['conformance/unknownRequest', '_conformance/unknownExtension']) {
+    for (const method of [
+      'conformance/unknownRequest',
+      '_conformance/unknownExtension',
+      '$/conformanceUnknownRequest',
+    ]) {
       const answer = await conn.request(
         method,
         {},
@@ -108,6 +198,7 @@ export const unknownMessages: Scenario<ClientContext> = {
     }
     conn.notify('conformance/unknownNotification', { x: 1 });
     conn.notify('_conformance/extensionNotification', { x: 1 });
+    conn.notify('$/conformanceUnknown', { x: 1 });
     await sleep(50);
     const probe = await conn.request(
       'conformance/stillThere',
@@ -137,7 +228,7 @@ export const malformed: Scenario<ClientContext> = {
   },
 };
 
-function approvalParams(ctx: ClientContext, toolCallId: string): JsonObject {
+export function approvalParams(ctx: ClientContext, toolCallId: string): JsonObject {
   return {
     sessionId: ctx.sessionId,
     turnId: 'turn-1',
@@ -150,7 +241,7 @@ function approvalParams(ctx: ClientContext, toolCallId: string): JsonObject {
   };
 }
 
-function startTurnWithToolAwaitingApproval(
+export function startTurnWithToolAwaitingApproval(
   ctx: ClientContext,
   conn: Connection,
   toolCallId: string,
@@ -229,7 +320,7 @@ export const approvalCancel: Scenario<ClientContext> = {
   },
 };
 
-async function clientState(
+export async function clientState(
   ctx: ClientContext,
   conn: Connection,
   check: string,
@@ -245,6 +336,25 @@ async function clientState(
     return undefined;
   }
   return answer.result as JsonObject;
+}
+
+/**
+ * The client's state once `done` holds, asking again every 50 ms until the
+ * answer timeout: for events whose arrival the suite cannot time (a replay
+ * after a re-attach). The last answer when `done` never holds.
+ */
+export async function settledState(
+  ctx: ClientContext,
+  conn: Connection,
+  check: string,
+  done: (state: JsonObject) => boolean,
+): Promise<JsonObject | undefined> {
+  const deadline = Date.now() + timeouts.requestMs;
+  for (;;) {
+    const state = await clientState(ctx, conn, check);
+    if (!state || done(state) || Date.now() > deadline) return state;
+    await sleep(50);
+  }
 }
 
 export const unknownOutcome: Scenario<ClientContext> = {
@@ -504,7 +614,7 @@ export const versionUnsupported: Scenario<ClientContext> = {
   id: 'client-version-unsupported',
   role: 'client',
   title: 'a protocolVersion the client does not speak: nothing but shutdown / exit, then it leaves',
-  checks: ['client.version.unsupported-stops'],
+  checks: ['client.version.unsupported-stops', 'client.lifecycle.after-shutdown'],
   async run(ctx) {
     const conn = await ctx.accept();
     // A v1 client has no older version to be downgraded to within the schema (versions are
@@ -512,7 +622,7 @@ export const versionUnsupported: Scenario<ClientContext> = {
     // a version it does not speak (versioning.md#versioning-downgrade).
     let answeredAt: number | undefined;
     conn.handle(Methods.Initialize.method, (params) => {
-      const requested = (params as JsonObject | undefined)?.protocolVersion;
+      const requested = requestedVersion(params);
       answeredAt = conn.messages.length;
       return {
         protocolVersion: (typeof requested === 'number' ? requested : ctx.protocolVersion) + 1,
@@ -533,7 +643,7 @@ export const versionUnsupported: Scenario<ClientContext> = {
     if (!(await conn.waitFor(isInitialize, timeouts.requestMs))) return; // initialize-first judges it
     const isExit = (m: Incoming): boolean =>
       m.kind === 'notification' && (m.message as JsonObject).method === Methods.Exit.method;
-    const exit = await conn.waitFor(isExit, 2000);
+    const exit = await conn.waitFor(isExit, Math.max(2000, 2 * timeouts.requestMs));
     await sleep(200); // anything sent right after exit is still a violation
     const forbidden = conn.messages
       .slice(answeredAt ?? 0)
@@ -546,7 +656,23 @@ export const versionUnsupported: Scenario<ClientContext> = {
       forbidden.length === 0 && (exit !== undefined || conn.closedFlag),
       forbidden.length > 0
         ? `after a protocolVersion it does not speak the client sent ${forbidden.join(', ')}`
-        : 'the client neither sent exit nor closed the connection within 2 s',
+        : 'the client neither sent exit nor closed the connection in time',
+    );
+    // Leaving without shutdown is allowed here; after a shutdown only exit may follow.
+    const shutdownAt = conn.messages.findIndex(
+      (m) => m.kind === 'request' && (m.message as JsonObject).method === Methods.Shutdown.method,
+    );
+    const after = shutdownAt < 0 ? [] : conn.messages.slice(shutdownAt + 1);
+    const extra = after
+      .filter(
+        (m) =>
+          !(m.kind === 'notification' && (m.message as JsonObject).method === Methods.Exit.method),
+      )
+      .map((m) => String((m.message as JsonObject | undefined)?.method ?? m.kind));
+    ctx.recorder.expect(
+      'client.lifecycle.after-shutdown',
+      extra.length === 0,
+      `after shutdown the client sent ${extra.join(', ')}`,
     );
   },
 };

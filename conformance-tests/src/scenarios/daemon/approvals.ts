@@ -20,7 +20,7 @@ import {
   type JsonObject,
 } from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
-import { Abort } from '../scenario.js';
+import { Abort, Skip } from '../scenario.js';
 import {
   type DaemonContext,
   type Initialized,
@@ -31,7 +31,8 @@ import {
   requireSocket,
   sleep,
 } from './context.js';
-import { isTurnEnd, scriptedSession, send, waitTurnEnd } from './turns.js';
+import { FINAL_STATUSES, TURN_END_CHECKS, checkTurnEnd } from './turnEnd.js';
+import { isTurnEnd, scriptedSession, send, sessionEvents, waitTurnEnd } from './turns.js';
 
 const CAPS = { approvals: {}, clientTools: {} };
 export const WRITE_TOOL = {
@@ -62,9 +63,24 @@ interface Client extends Initialized {
 
 type Answer = (params: JsonObject, id: string | number, conn: Connection) => unknown;
 
+interface ClientOptions {
+  /** Default: client.approvals and client.clientTools. */
+  capabilities?: JsonObject;
+  /** Answers tool/execute; default: at once, with resultOf(toolCallId). */
+  execute?: Answer;
+}
+
 /** Connects with client.approvals + client.clientTools, both tools declared; skips without the capabilities. */
-async function client(ctx: DaemonContext, label: string, answer: Answer): Promise<Client> {
-  const c = await ctx.connect(label, { capabilities: CAPS, tools: [WRITE_TOOL, READ_TOOL] });
+async function client(
+  ctx: DaemonContext,
+  label: string,
+  answer: Answer,
+  options: ClientOptions = {},
+): Promise<Client> {
+  const c = await ctx.connect(label, {
+    capabilities: options.capabilities ?? CAPS,
+    tools: [WRITE_TOOL, READ_TOOL],
+  });
   requireDaemonCapability(c.init, 'testing.scriptedProvider');
   requireDaemonCapability(c.init, 'clientTools');
   const asked: Asked[] = [];
@@ -74,8 +90,10 @@ async function client(ctx: DaemonContext, label: string, answer: Answer): Promis
     asked.push({ params: params as JsonObject, id });
     return answer(params as JsonObject, id, c.conn);
   });
-  c.conn.handle(Methods.ToolExecute.method, (params) => {
+  c.conn.handle(Methods.ToolExecute.method, (params, message) => {
     executed.push(params as JsonObject);
+    if (options.execute)
+      return options.execute(params as JsonObject, message.id as string | number, c.conn);
     return { content: resultOf((params as JsonObject).toolCallId) };
   });
   return { ...c, asked, executed };
@@ -158,6 +176,25 @@ function tree(events: Note[], turnId: string): Map<string, JsonObject> {
     if (e.method !== Methods.TreeUpdate.method || e.params.turnId !== turnId) continue;
     for (const node of (e.params.nodes ?? []) as JsonObject[])
       view.set(String(node.id), { ...view.get(String(node.id)), ...node });
+  }
+  return view;
+}
+
+/**
+ * The turn's tree with each node as it was when it first reached a final
+ * status: what the outcome was (whether it then changed is
+ * daemon.tree.final-status's to judge).
+ */
+function finalView(events: Note[], turnId: string): Map<string, JsonObject> {
+  const view = new Map<string, JsonObject>();
+  for (const e of events) {
+    if (e.method !== Methods.TreeUpdate.method || e.params.turnId !== turnId) continue;
+    for (const node of (e.params.nodes ?? []) as JsonObject[]) {
+      const id = String(node.id);
+      const before = view.get(id);
+      if (before && FINAL_STATUSES.has(String(before.status))) continue;
+      view.set(id, { ...before, ...node });
+    }
   }
   return view;
 }
@@ -751,3 +788,532 @@ function canonical(value: unknown): string {
       : v,
   );
 }
+
+/** The checks of a turn that ended with a denied call: not run, node denied, the model went on. */
+function checkNotRun(
+  c: Client,
+  events: Note[],
+  turnId: string,
+  callId: string,
+  outcome: string,
+): { ok: boolean; why: string } {
+  const resolved = resolvedOf(events, callId);
+  const node = [...finalView(events, turnId).values()].find(
+    (n) => n.kind === 'tool' && n.name === WRITE_TOOL.name,
+  );
+  const ran = c.executed.some((e) => e.toolCallId === callId);
+  const ok =
+    resolved.length > 0 &&
+    resolved.every((e) => e.params.outcome === outcome) &&
+    !ran &&
+    node?.status === 'denied' &&
+    (node.approval === undefined || node.approval === outcome);
+  return {
+    ok,
+    why: `tool/approvalResolved ${show(resolved.map((e) => e.params))} (expected outcome ${outcome}); tool/execute ${ran ? 'sent' : 'not sent'}; tool node ${show(node)} (expected denied)`,
+  };
+}
+
+export const approvalNoController: Scenario<DaemonContext> = {
+  id: 'daemon-approval-no-controller',
+  role: 'daemon',
+  title:
+    'a write-category client tool in default mode, and no controller takes approvals: timed_out at once, without requires_action, not run',
+  checks: ['daemon.approvals.no-controller', 'daemon.approvals.decision-fields'],
+  async run(ctx) {
+    const r = ctx.recorder;
+    const callId = 'conformance-nobody-1';
+    // clientTools without approvals: the only controller cannot be asked.
+    const a = await client(ctx, 'controller', () => ({ decision: 'allow' }), {
+      capabilities: { clientTools: {} },
+    });
+    const sessionId = await scriptedSession(
+      ctx,
+      a,
+      script(call(callId), { text: 'Nobody could approve it.' }),
+      'default',
+      'editor',
+    );
+    const turnId = await send(ctx, a.conn, sessionId, 'conformance: nobody can approve');
+    await waitTurnEnd(ctx, a.conn, sessionId, turnId);
+    // Asking a client without client.approvals is daemon.wire.capability-negotiated's to judge.
+    if (a.asked.length > 0) return;
+    const events = notes(a.conn, sessionId);
+    const { ok, why } = checkNotRun(a, events, turnId, callId, 'timed_out');
+    const requiresAction = events.some(
+      (e) =>
+        e.method === Methods.SessionState.method &&
+        e.params.turnId === turnId &&
+        e.params.state === 'requires_action',
+    );
+    r.expect(
+      'daemon.approvals.no-controller',
+      ok && !requiresAction,
+      `${why}${requiresAction ? '; session/state requires_action was sent' : ''}`,
+    );
+    checkDecisionFields(r, resolvedOf(events, callId)[0]);
+  },
+};
+
+/** The longest approval timeout the suite waits out; a daemon advertising more is not judged. */
+const MAX_TIMEOUT_MS = 15_000;
+
+export const approvalTimeout: Scenario<DaemonContext> = {
+  id: 'daemon-approval-timeout',
+  role: 'daemon',
+  title:
+    'the controller never answers: after capabilities.approvals.timeoutMs the approval resolves timed_out, the request is cancelled, the call never runs',
+  checks: [
+    'daemon.approvals.timeout',
+    'daemon.approvals.cancel-request',
+    'daemon.approvals.decision-fields',
+  ],
+  async run(ctx) {
+    const r = ctx.recorder;
+    const callId = 'conformance-timeout-1';
+    let timeoutMs = 0;
+    const a = await client(ctx, 'controller', untilCancelled(MAX_TIMEOUT_MS + 5000));
+    const advertised = (a.init.capabilities.approvals as JsonObject | undefined)?.timeoutMs;
+    if (typeof advertised !== 'number' || advertised > MAX_TIMEOUT_MS)
+      throw new Skip(
+        `the daemon does not advertise capabilities.approvals.timeoutMs of at most ${MAX_TIMEOUT_MS} ms (it advertises ${String(advertised)})`,
+      );
+    timeoutMs = advertised;
+    const sessionId = await scriptedSession(
+      ctx,
+      a,
+      script(call(callId), { text: 'Nobody answered.' }),
+      'default',
+      'editor',
+    );
+    const turnId = await send(ctx, a.conn, sessionId, 'conformance: nobody answers');
+    const asked = await firstAsk(ctx, a);
+    const askedAt = Date.now();
+    const resolved = await a.conn.waitFor(isResolvedOf(callId), timeoutMs + 5000);
+    const elapsed = Date.now() - askedAt;
+    if (!resolved) {
+      r.fail(
+        'daemon.approvals.timeout',
+        `the approval was still pending ${timeoutMs + 5000} ms after tool/approvalRequest (timeoutMs ${timeoutMs})`,
+      );
+      await a.conn.request(Methods.ChatCancel.method, { sessionId, turnId });
+      return;
+    }
+    await waitTurnEnd(ctx, a.conn, sessionId, turnId);
+    const cancelRequest = await a.conn.waitFor(isCancelOf(asked.id), 1000);
+    r.expect(
+      'daemon.approvals.cancel-request',
+      cancelRequest !== undefined,
+      `the approval timed out, but no $/cancelRequest for its tool/approvalRequest (id ${JSON.stringify(asked.id)}) arrived`,
+    );
+    const events = notes(a.conn, sessionId);
+    const { ok, why } = checkNotRun(a, events, turnId, callId, 'timed_out');
+    r.expect(
+      'daemon.approvals.timeout',
+      ok,
+      `after ${elapsed} ms without an answer (timeoutMs ${timeoutMs}): ${why}`,
+    );
+    checkDecisionFields(r, resolvedOf(events, callId)[0]);
+  },
+};
+
+export const clientToolCancel: Scenario<DaemonContext> = {
+  id: 'daemon-client-tool-cancel',
+  role: 'daemon',
+  title:
+    'chat/cancel while a tool/execute is outstanding: $/cancelRequest for it, its node and the turn end cancelled, every node final',
+  checks: [
+    'daemon.client-tools.cancel-sent',
+    'daemon.turns.cancel-nodes',
+    'daemon.turns.cancel',
+    ...TURN_END_CHECKS,
+  ],
+  async run(ctx) {
+    const r = ctx.recorder;
+    const callId = 'conformance-running-1';
+    // The tool "runs" until the daemon cancels it (then -32800), or for 5 s.
+    const a = await client(ctx, 'controller', () => ({ decision: 'allow' }), {
+      execute: async (_params, id, conn) => {
+        await conn.waitFor(isCancelOf(id), 5000);
+        throw new RpcError(-32800, 'Request cancelled');
+      },
+    });
+    const sessionId = await scriptedSession(
+      ctx,
+      a,
+      script(call(callId, READ_TOOL.name), { text: 'Never reached.' }),
+      'default',
+      'editor',
+    );
+    const turnId = await send(ctx, a.conn, sessionId, 'conformance: cancel a running tool');
+    if (!(await until(() => a.executed.length > 0, 5000))) {
+      r.fail(
+        'daemon.client-tools.cancel-sent',
+        'no tool/execute for a read-category client tool within 5 s',
+      );
+      await a.conn.request(Methods.ChatCancel.method, { sessionId, turnId });
+      return;
+    }
+    const executeId = a.conn.messages.find(
+      (m) =>
+        m.kind === 'request' && (m.message as JsonObject).method === Methods.ToolExecute.method,
+    )?.message as JsonObject;
+    const cancelled = await a.conn.request(Methods.ChatCancel.method, { sessionId, turnId });
+    if (
+      !r.expect(
+        'daemon.turns.cancel',
+        (cancelled?.result as JsonObject | undefined)?.cancelled === true,
+        `chat/cancel while a tool ran got ${describe(cancelled)}, expected {cancelled: true}`,
+      )
+    )
+      return;
+    const end = await waitTurnEnd(ctx, a.conn, sessionId, turnId);
+    r.expect(
+      'daemon.turns.cancel',
+      end.stopReason === 'cancelled',
+      `the cancelled turn ended with stopReason ${String(end.stopReason)}`,
+    );
+    const cancelRequest = await a.conn.waitFor(isCancelOf(executeId.id as string | number), 500);
+    r.expect(
+      'daemon.client-tools.cancel-sent',
+      cancelRequest !== undefined,
+      `the turn was cancelled while tool/execute (id ${JSON.stringify(executeId.id)}) was outstanding, but no $/cancelRequest for it arrived`,
+    );
+    const events = notes(a.conn, sessionId);
+    const idleAt = events.findIndex(
+      (e) =>
+        e.method === Methods.SessionState.method &&
+        e.params.turnId === turnId &&
+        e.params.state === 'idle',
+    );
+    const node = finalView(events.slice(0, idleAt < 0 ? undefined : idleAt), turnId).get(
+      String(a.executed[0]!.nodeId),
+    );
+    r.expect(
+      'daemon.turns.cancel-nodes',
+      node?.status === 'cancelled',
+      `the node of the tool running when the turn was cancelled is ${show(node)} before idle, expected status cancelled`,
+    );
+    checkTurnEnd(r, sessionEvents(a.conn, sessionId), turnId);
+  },
+};
+
+/** The tool node of a client-tool call, as the client rebuilt the turn's tree. */
+function nodeOfCall(
+  events: Note[],
+  turnId: string,
+  callId: string,
+  c: Client,
+): JsonObject | undefined {
+  const view = finalView(events, turnId);
+  const nodeId =
+    c.asked.find((x) => x.params.toolCallId === callId)?.params.nodeId ??
+    c.executed.find((x) => x.toolCallId === callId)?.nodeId;
+  if (nodeId !== undefined) return view.get(String(nodeId));
+  // Neither asked nor run: the tool node whose arguments name the call, else the only tool node
+  // of the turn that no request named (argsPreview is optional).
+  const tools = [...view.values()].filter((n) => n.kind === 'tool');
+  const byArgs = tools.find((n) => String(n.argsPreview).includes(callId));
+  if (byArgs) return byArgs;
+  const named = new Set(
+    [...c.asked.map((x) => x.params.nodeId), ...c.executed.map((x) => x.nodeId)].map(String),
+  );
+  const unnamed = tools.filter((n) => !named.has(String(n.id)));
+  return unnamed.length === 1 ? unnamed[0] : undefined;
+}
+
+/** A call whose arguments carry its own id, so its node is found even when it never ran. */
+const marked = (id: string, tool = WRITE_TOOL.name): JsonObject => ({
+  toolCalls: [{ id, name: tool, arguments: { n: 1, note: id } }],
+});
+
+export const approvalModes: Scenario<DaemonContext> = {
+  id: 'daemon-approval-modes',
+  role: 'daemon',
+  title:
+    'a write-category client tool in plan mode is blocked (not asked, not run, blocked_in_plan_mode), in auto mode runs without asking',
+  checks: ['daemon.approvals.matrix', 'daemon.approvals.blocked'],
+  async run(ctx) {
+    const r = ctx.recorder;
+    const a = await client(ctx, 'controller', () => ({ decision: 'allow' }));
+    const seen: Record<
+      string,
+      { asked: boolean; ran: boolean; node?: JsonObject; wentOn: boolean }
+    > = {};
+    for (const mode of ['plan', 'auto']) {
+      const callId = `conformance-mode-${mode}`;
+      const sessionId = await scriptedSession(
+        ctx,
+        a,
+        script(marked(callId), { text: `After the ${mode} call.` }),
+        mode,
+        'editor',
+      );
+      const turnId = await send(
+        ctx,
+        a.conn,
+        sessionId,
+        `conformance: a write call in ${mode} mode`,
+      );
+      await waitTurnEnd(ctx, a.conn, sessionId, turnId);
+      const events = notes(a.conn, sessionId);
+      const node = nodeOfCall(events, turnId, callId, a);
+      const lastNodeAt = events.filter(
+        (e) =>
+          e.method === Methods.TreeUpdate.method &&
+          ((e.params.nodes ?? []) as JsonObject[]).some((n) => n.id === node?.id),
+      );
+      const after = lastNodeAt[lastNodeAt.length - 1]?.index ?? Infinity;
+      seen[mode] = {
+        asked: a.asked.some((x) => x.params.toolCallId === callId),
+        ran: a.executed.some((x) => x.toolCallId === callId),
+        node,
+        wentOn: events.some(
+          (e) =>
+            e.method === Methods.ChatChunk.method && e.params.turnId === turnId && e.index > after,
+        ),
+      };
+    }
+    const plan = seen.plan!;
+    const auto = seen.auto!;
+    r.expect(
+      'daemon.approvals.matrix',
+      !plan.asked && !plan.ran && !auto.asked && auto.ran,
+      `plan mode: ${plan.asked ? 'asked' : 'not asked'}, ${plan.ran ? 'ran' : 'not run'} (expected neither); auto mode: ${auto.asked ? 'asked' : 'not asked'}, ${auto.ran ? 'ran' : 'not run'} (expected run without asking)`,
+    );
+    const preview = plan.node?.resultPreview;
+    r.expect(
+      'daemon.approvals.blocked',
+      !plan.ran &&
+        plan.node?.status === 'blocked' &&
+        (preview === undefined || String(preview).includes('blocked_in_plan_mode')) &&
+        plan.wentOn,
+      `the write call in plan mode: ${plan.ran ? 'tool/execute sent; ' : ''}node ${show(plan.node)} (expected status blocked, result blocked_in_plan_mode); the model ${plan.wentOn ? 'went on' : 'did not go on'}`,
+    );
+  },
+};
+
+export const approvalModeSwitch: Scenario<DaemonContext> = {
+  id: 'daemon-approval-mode-switch',
+  role: 'daemon',
+  title:
+    'while an approval is pending, a switch to auto approves it (and the next call runs unasked); in a later turn a switch to plan rejects it and blocks the call',
+  checks: ['daemon.approvals.switch-auto', 'daemon.approvals.switch-plan'],
+  async run(ctx) {
+    const r = ctx.recorder;
+    // Never decides: only the mode switches release its approvals.
+    const a = await client(ctx, 'controller', untilCancelled(20_000));
+    const first = 'conformance-switch-auto-1';
+    const second = 'conformance-switch-auto-2';
+    const third = 'conformance-switch-plan-1';
+    const sessionId = await scriptedSession(
+      ctx,
+      a,
+      {
+        'switch to auto': [marked(first), marked(second), { text: 'Both ran.' }],
+        'switch to plan': [marked(third), { text: 'Blocked, understood.' }],
+      },
+      'default',
+      'editor',
+    );
+    const setMode = (mode: string) =>
+      a.conn.request(Methods.SessionSetPermissionMode.method, { sessionId, mode });
+
+    const autoTurn = await send(ctx, a.conn, sessionId, 'conformance: switch to auto');
+    await firstAsk(ctx, a);
+    await setMode('auto');
+    // A daemon that keeps the approval pending ends it at its timeout.
+    await waitTurnEnd(ctx, a.conn, sessionId, autoTurn, 20_000);
+    let events = notes(a.conn, sessionId);
+    const approved = resolvedOf(events, first);
+    r.expect(
+      'daemon.approvals.switch-auto',
+      // How many tool/approvalResolved came is daemon.approvals.resolved's to judge.
+      approved.length > 0 &&
+        approved.every(
+          (e) =>
+            e.params.outcome === 'approved' &&
+            !('decision' in e.params) &&
+            !('decidedBy' in e.params),
+        ) &&
+        a.executed.some((x) => x.toolCallId === first) &&
+        a.executed.some((x) => x.toolCallId === second) &&
+        !a.asked.some((x) => x.params.toolCallId === second),
+      `after the switch to auto: tool/approvalResolved ${show(approved.map((e) => e.params))} (expected approved, without decision and decidedBy); tool/execute for ${show(a.executed.map((x) => x.toolCallId))} (expected both calls); asked about ${show(a.asked.map((x) => x.params.toolCallId))} (expected the first only)`,
+    );
+
+    await setMode('default');
+    const planTurn = await send(ctx, a.conn, sessionId, 'conformance: switch to plan');
+    if (!(await until(() => a.asked.some((x) => x.params.toolCallId === third), 5000))) {
+      r.fail(
+        'daemon.approvals.switch-plan',
+        'the write call in default mode was not asked within 5 s',
+      );
+      await a.conn.request(Methods.ChatCancel.method, { sessionId, turnId: planTurn });
+      return;
+    }
+    await setMode('plan');
+    await waitTurnEnd(ctx, a.conn, sessionId, planTurn);
+    events = notes(a.conn, sessionId);
+    const rejected = resolvedOf(events, third);
+    const node = nodeOfCall(events, planTurn, third, a);
+    r.expect(
+      'daemon.approvals.switch-plan',
+      rejected.length > 0 &&
+        rejected.every((e) => e.params.outcome === 'rejected') &&
+        node?.status === 'blocked' &&
+        !a.executed.some((x) => x.toolCallId === third),
+      `after the switch to plan: tool/approvalResolved ${show(rejected.map((e) => e.params))} (expected rejected); node ${show(node)} (expected blocked); tool/execute ${a.executed.some((x) => x.toolCallId === third) ? 'sent' : 'not sent'}`,
+    );
+  },
+};
+
+export const clientToolErrors: Scenario<DaemonContext> = {
+  id: 'daemon-client-tool-errors',
+  role: 'daemon',
+  title:
+    'client tools that go wrong: a manifest naming a tool twice is refused; invalid arguments never reach the client; an error answer becomes an error result and the turn goes on',
+  checks: [
+    'daemon.client-tools.unique-names',
+    'daemon.client-tools.validate-args',
+    'daemon.client-tools.error-result',
+  ],
+  async run(ctx) {
+    const r = ctx.recorder;
+    const invalid = 'conformance-bad-args-1';
+    const failing = 'conformance-fails-1';
+    const a = await client(ctx, 'controller', () => ({ decision: 'allow' }), {
+      execute: (params) => {
+        if (params.toolCallId === failing)
+          throw new RpcError(-32603, 'conformance: the tool failed');
+        return { content: resultOf(params.toolCallId) };
+      },
+    });
+    const sessionId = await scriptedSession(
+      ctx,
+      a,
+      script(
+        {
+          toolCalls: [
+            { id: invalid, name: READ_TOOL.name, arguments: { n: 'seven', note: invalid } },
+          ],
+        },
+        { toolCalls: [{ id: failing, name: READ_TOOL.name, arguments: { n: 2 } }] },
+        { text: 'Went on after the failure.' },
+      ),
+      'auto',
+      'editor',
+    );
+    // On its own connection (on stdio, its own daemon): a refused initialize.
+    const twice = await ctx.open('duplicate-tools');
+    const refused = await twice.conn.request(
+      Methods.Initialize.method,
+      ctx.initializeParams({ capabilities: CAPS, tools: [WRITE_TOOL, WRITE_TOOL] }),
+    );
+    r.expect(
+      'daemon.client-tools.unique-names',
+      refused?.error?.code === -32602,
+      `initialize declaring ${WRITE_TOOL.name} twice got ${describe(refused)}, expected -32602`,
+    );
+    const turnId = await send(ctx, a.conn, sessionId, 'conformance: client tools that go wrong');
+    const end = await waitTurnEnd(ctx, a.conn, sessionId, turnId);
+    const events = notes(a.conn, sessionId);
+    const badNode = nodeOfCall(events, turnId, invalid, a);
+    r.expect(
+      'daemon.client-tools.validate-args',
+      !a.executed.some((x) => x.toolCallId === invalid) && badNode?.status === 'error',
+      `a call with {"n": "seven"} for an inputSchema with n a number: tool/execute ${a.executed.some((x) => x.toolCallId === invalid) ? 'sent' : 'not sent'}; node ${show(badNode)} (expected error)`,
+    );
+    const failedNode = nodeOfCall(events, turnId, failing, a);
+    const text = events
+      .filter((e) => e.method === Methods.ChatChunk.method && e.params.turnId === turnId)
+      .map((e) => String(e.params.text))
+      .join('');
+    r.expect(
+      'daemon.client-tools.error-result',
+      failedNode?.status === 'error' &&
+        end.stopReason !== 'error' &&
+        text.includes('Went on after the failure.'),
+      `tool/execute answered with an error: node ${show(failedNode)} (expected error); the turn ended ${String(end.stopReason)} with text ${JSON.stringify(text)} (expected the model to go on)`,
+    );
+  },
+};
+
+export const grantScope: Scenario<DaemonContext> = {
+  id: 'daemon-approval-grant-scope',
+  role: 'daemon',
+  title:
+    'allowForSession in one session: a later turn of that session runs the tool unasked, another session is still asked',
+  checks: ['daemon.approvals.grant-scope'],
+  async run(ctx) {
+    const r = ctx.recorder;
+    const a = await client(ctx, 'controller', () => ({ decision: 'allowForSession' }));
+    const granted = await scriptedSession(
+      ctx,
+      a,
+      {
+        'first turn': [
+          marked('conformance-scope-1'),
+          marked('conformance-scope-1b'),
+          { text: 'Granted.' },
+        ],
+        'later turn': [marked('conformance-scope-2'), { text: 'Ran unasked.' }],
+      },
+      'default',
+      'editor',
+    );
+    for (const text of ['conformance: first turn', 'conformance: later turn']) {
+      const turnId = await send(ctx, a.conn, granted, text);
+      await waitTurnEnd(ctx, a.conn, granted, turnId);
+    }
+    const other = await scriptedSession(
+      ctx,
+      a,
+      script(marked('conformance-scope-3'), { text: 'Asked again.' }),
+      'default',
+      'editor',
+    );
+    const turnId = await send(ctx, a.conn, other, 'conformance: another session');
+    await waitTurnEnd(ctx, a.conn, other, turnId);
+    const asked = a.asked.map((x) => String(x.params.toolCallId));
+    const ran = a.executed.map((x) => String(x.toolCallId));
+    // A grant that does not even cover the same turn is daemon.approvals.grant-stored's to judge.
+    if (asked.includes('conformance-scope-1b')) return;
+    r.expect(
+      'daemon.approvals.grant-scope',
+      asked.join() === 'conformance-scope-1,conformance-scope-3' &&
+        ['conformance-scope-2', 'conformance-scope-3'].every((id) => ran.includes(id)),
+      `asked about ${show(asked)} (expected the first call, and the call in the other session); ran ${show(ran)} (expected the later turn's call and the other session's)`,
+    );
+  },
+};
+
+export const clientToolBatch: Scenario<DaemonContext> = {
+  id: 'daemon-client-tool-batch',
+  role: 'daemon',
+  title: 'one scripted reply with three client-tool calls: each is made (three tool/execute)',
+  checks: ['daemon.testing.tool-calls'],
+  async run(ctx) {
+    const r = ctx.recorder;
+    const a = await client(ctx, 'controller', () => ({ decision: 'allow' }));
+    const ids = ['conformance-batch-1', 'conformance-batch-2', 'conformance-batch-3'];
+    const sessionId = await scriptedSession(
+      ctx,
+      a,
+      script(
+        { toolCalls: ids.map((id, n) => ({ id, name: READ_TOOL.name, arguments: { n } })) },
+        { text: 'All three read.' },
+      ),
+      'auto',
+      'editor',
+    );
+    const turnId = await send(ctx, a.conn, sessionId, 'conformance: three calls at once');
+    await waitTurnEnd(ctx, a.conn, sessionId, turnId);
+    const ran = a.executed.map((x) => String(x.toolCallId));
+    r.expect(
+      'daemon.testing.tool-calls',
+      ids.every((id) => ran.filter((x) => x === id).length === 1),
+      `a reply with the calls ${show(ids)}: tool/execute for ${show(ran)} (expected each once)`,
+    );
+  },
+};

@@ -12,23 +12,54 @@ import {
 } from './interop.js';
 import {
   exitWithoutShutdown,
+  initializeRetry,
   lifecycleOrder,
   shutdownParams,
   shutdownStdioTurns,
   socketToken,
+  stdioToken,
   versionNegotiation,
 } from './lifecycle.js';
 import { deleteDuringTurn, sessions } from './sessions.js';
+import { reloadFidelity } from './reload.js';
+import { badHeader, framing, socketMode, stdinEof } from './framing.js';
+import { exitAnyState, exitSocket, shutdownDetach } from './exit.js';
+import { trace } from './trace.js';
+import {
+  errorRules,
+  invalidEnums,
+  listLoadNoAttach,
+  listPages,
+  modeUpdate,
+  notAttached,
+  reattach,
+  setModel,
+} from './sessionRules.js';
+import { attachMidTurn, detachTurn, disconnectTurn, replay } from './attach.js';
+import { extensibleRequests } from './extensible.js';
 import {
   approvalAllow,
   approvalCancel,
   approvalDeny,
   approvalGrant,
   approvalInvalid,
+  approvalNoController,
   approvalResend,
+  approvalTimeout,
   approvalTwoControllers,
+  approvalModes,
+  approvalModeSwitch,
+  clientToolCancel,
+  clientToolBatch,
+  clientToolErrors,
   clientToolRoundTrip,
+  grantScope,
 } from './approvals.js';
+import { scriptedProvider } from './scriptedProvider.js';
+import { sendBudgets } from './sendBudgets.js';
+import { maxTokens } from './maxTokens.js';
+import { invalidResponse } from './invalidResponse.js';
+import { toolsCallable, toolsList } from './tools.js';
 import { budget, cancel, turn, twoClients } from './turns.js';
 
 export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
@@ -51,8 +82,32 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   versionNegotiation,
   socketToken,
   preauthBounds,
+  framing,
+  badHeader,
+  stdinEof,
+  socketMode,
+  stdioToken,
+  initializeRetry,
+  exitAnyState,
+  exitSocket,
+  shutdownDetach,
+  trace,
   sessions,
   deleteDuringTurn,
+  notAttached,
+  reattach,
+  listPages,
+  listLoadNoAttach,
+  modeUpdate,
+  invalidEnums,
+  errorRules,
+  setModel,
+  reloadFidelity,
+  replay,
+  attachMidTurn,
+  detachTurn,
+  disconnectTurn,
+  extensibleRequests,
   slowConsumer,
   turn,
   cancel,
@@ -66,4 +121,18 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   approvalResend,
   approvalInvalid,
   clientToolRoundTrip,
+  approvalNoController,
+  approvalTimeout,
+  clientToolCancel,
+  approvalModes,
+  approvalModeSwitch,
+  clientToolErrors,
+  clientToolBatch,
+  grantScope,
+  toolsList,
+  toolsCallable,
+  scriptedProvider,
+  sendBudgets,
+  maxTokens,
+  invalidResponse,
 ];

@@ -212,6 +212,8 @@ export const notifications: Scenario<DaemonContext> = {
     await quiet('daemon.jsonrpc.unknown-notification-ignored', 'an unknown notification', () => {
       conn.notify('conformance/noSuchNotification', { x: 1 });
       conn.notify('_conformance/extensionNotification', { x: 1 });
+      // lifecycle.md#lifecycle-dollar-notifications-ignored
+      conn.notify('$/conformanceNoSuchNotification', { x: 1 });
     });
     await quiet(
       'daemon.jsonrpc.cancel-unknown-ignored',

@@ -301,3 +301,67 @@ export const shutdownStdioTurns: Scenario<DaemonContext> = {
     c.conn.notify(Methods.Exit.method);
   },
 };
+
+export const stdioToken: Scenario<DaemonContext> = {
+  id: 'daemon-stdio-token',
+  role: 'daemon',
+  title: 'stdio needs no token: one sent anyway (two that differ, even) is ignored',
+  checks: ['daemon.lifecycle.token-stdio'],
+  async run(ctx) {
+    requireStdio(ctx.target, 'the token is a socket feature');
+    const { conn } = await ctx.open();
+    const answer = await conn.request(
+      Methods.Initialize.method,
+      ctx.initializeParams({
+        params: {
+          token: 'conformance-not-a-token',
+          initializationOptions: { token: 'conformance-another-one' },
+        },
+      }),
+      { noResponseCheck: 'daemon.lifecycle.token-stdio' },
+    );
+    if (answer)
+      ctx.recorder.expect(
+        'daemon.lifecycle.token-stdio',
+        answer.result !== undefined,
+        `initialize over stdio with a token got ${describe(answer)}, expected the token to be ignored`,
+      );
+  },
+};
+
+export const initializeRetry: Scenario<DaemonContext> = {
+  id: 'daemon-initialize-retry',
+  role: 'daemon',
+  title:
+    'an initialize refused with -32602 leaves the connection uninitialized: the next one works',
+  checks: ['daemon.lifecycle.failed-initialize-retry'],
+  async run(ctx) {
+    const r = ctx.recorder;
+    const check = 'daemon.lifecycle.failed-initialize-retry';
+    const { conn } = await ctx.open();
+    // protocolVersion 0 is no version at all: v = min(0, …) cannot be supported.
+    const refused = await conn.request(
+      Methods.Initialize.method,
+      ctx.initializeParams({ params: { protocolVersion: 0 } }),
+      { noResponseCheck: check, deliberate: true },
+    );
+    if (!refused) return;
+    if (
+      !r.expect(
+        check,
+        errorCode(refused) === -32602 || errorCode(refused) === -33001,
+        `initialize with protocolVersion 0 got ${describe(refused)}, expected -32602 or -33001`,
+      )
+    )
+      return;
+    const retry = await conn.request(Methods.Initialize.method, ctx.initializeParams(), {
+      noResponseCheck: check,
+    });
+    if (retry)
+      r.expect(
+        check,
+        retry.result !== undefined,
+        `a valid initialize after one refused with ${errorCode(refused)} got ${describe(retry)}`,
+      );
+  },
+};

@@ -17,8 +17,8 @@ import {
   requireSocket,
   sleep,
 } from './context.js';
+import { FINAL_STATUSES as FINAL, TURN_END_CHECKS, checkTurnEnd } from './turnEnd.js';
 
-const FINAL = new Set(['done', 'error', 'cancelled', 'denied', 'blocked']);
 const TURN_TIMEOUT_MS = 10_000;
 
 export interface Event {
@@ -305,6 +305,7 @@ const TURN_CHECKS = [
   'daemon.tree.turn-root',
   'daemon.tree.parent-before-child',
   'daemon.tree.final-status',
+  ...TURN_END_CHECKS,
 ] as const;
 
 export const turn: Scenario<DaemonContext> = {
@@ -343,19 +344,65 @@ export const turn: Scenario<DaemonContext> = {
     checkTurn(ctx.recorder, events, turnId);
     checkSeq(ctx.recorder, events);
     checkTree(ctx.recorder, events, turnId);
+    checkTurnEnd(ctx.recorder, events, turnId, 2);
   },
 };
+
+/** How long the cancel scenario's short turn waits before its reply. */
+const DELAY_MS = 1000;
 
 export const cancel: Scenario<DaemonContext> = {
   id: 'daemon-turn-cancel',
   role: 'daemon',
   title: 'a second chat/send is refused while a turn runs; chat/cancel ends it with cancelled',
-  checks: ['daemon.turns.turn-in-progress', 'daemon.turns.cancel'],
+  checks: [
+    'daemon.turns.turn-in-progress',
+    'daemon.turns.cancel',
+    'daemon.turns.cancel-no-turn',
+    'daemon.testing.delay',
+    ...TURN_END_CHECKS,
+  ],
   async run(ctx) {
     const c = await ctx.connect();
     const sessionId = await scriptedSession(ctx, c, {
+      'a short turn': [{ text: 'This reply takes a second.', delayMs: DELAY_MS }],
       '*': [{ text: 'This reply takes a while.', delayMs: 5000 }],
     });
+    // From before the request: the daemon cannot start the delay earlier, however slow this side is.
+    const sentAt = Date.now();
+    const short = await send(ctx, c.conn, sessionId, 'conformance: a short turn');
+    const firstText = c.conn
+      .waitFor(
+        (m) =>
+          m.kind === 'notification' &&
+          (m.message as JsonObject).method === Methods.ChatChunk.method &&
+          ((m.message as JsonObject).params as JsonObject | undefined)?.turnId === short,
+        3000,
+      )
+      .then((got) => (got ? Date.now() - sentAt : undefined));
+    // turns.md#turns-cancel-no-turn: naming another turn, then the turn once it has ended.
+    const other = await c.conn.request(Methods.ChatCancel.method, {
+      sessionId,
+      turnId: 'conformance-not-this-turn',
+    });
+    const shortEnd = await waitTurnEnd(ctx, c.conn, sessionId, short);
+    // appendix-scripted-provider-delay: nothing of a reply streams before its delayMs.
+    const textAfter = await firstText;
+    if (textAfter !== undefined)
+      ctx.recorder.expect(
+        'daemon.testing.delay',
+        textAfter >= DELAY_MS - 50,
+        `the first text of a reply delayed ${DELAY_MS} ms arrived ${textAfter} ms after chat/send was sent`,
+      );
+    const none = await c.conn.request(Methods.ChatCancel.method, { sessionId, turnId: short });
+    checkTurnEnd(ctx.recorder, sessionEvents(c.conn, sessionId), short);
+    ctx.recorder.expect(
+      'daemon.turns.cancel-no-turn',
+      (other?.result as JsonObject | undefined)?.cancelled === false &&
+        shortEnd.stopReason !== 'cancelled' &&
+        (none?.result as JsonObject | undefined)?.cancelled === false,
+      `chat/cancel naming another turn got ${describe(other)} and the running turn ended ${String(shortEnd.stopReason)}; chat/cancel of that turn after it ended got ${describe(none)} (expected cancelled: false, and the turn not cancelled)`,
+    );
     const turnId = await send(ctx, c.conn, sessionId, 'conformance: a slow turn');
     const busy = await c.conn.request(
       Methods.ChatSend.method,
@@ -391,6 +438,7 @@ export const cancel: Scenario<DaemonContext> = {
         ? `the cancelled turn ended with stopReason ${String(stop)}`
         : 'the cancelled turn did not end within 3 s',
     );
+    checkTurnEnd(ctx.recorder, sessionEvents(c.conn, sessionId), turnId);
   },
 };
 
@@ -401,7 +449,7 @@ export const budget: Scenario<DaemonContext> = {
   id: 'daemon-budget',
   role: 'daemon',
   title: `a model that never stops calling tools, with setScript budgets {llm_calls: ${LLM_CALLS_LIMIT}}, ends budget_exceeded after budget/exceeded`,
-  checks: ['daemon.testing.set-budgets', 'daemon.budget.exceeded-notified'],
+  checks: ['daemon.testing.set-budgets', 'daemon.budget.exceeded-notified', ...TURN_END_CHECKS],
   async run(ctx) {
     const c = await ctx.connect();
     const replies = Array.from({ length: 10 }, (_, i) => ({
@@ -413,6 +461,7 @@ export const budget: Scenario<DaemonContext> = {
     const turnId = await send(ctx, c.conn, sessionId, 'conformance: loop until the budget ends it');
     const end = await waitTurnEnd(ctx, c.conn, sessionId, turnId);
     const events = sessionEvents(c.conn, sessionId);
+    checkTurnEnd(ctx.recorder, events, turnId);
     const notice = events.find(
       (e) => e.method === Methods.BudgetExceeded.method && e.params.turnId === turnId,
     );

@@ -13,6 +13,9 @@ and the cost summary. Without a message, opens an interactive prompt.
 Approvals are asked inline: a = allow, s = allow for this session, d = deny.
 Ctrl-C cancels the running turn; a second Ctrl-C exits.
 
+At the prompt: /model shows the session's model, /model <provider:model>
+switches it from the next turn on (same chat); /exit quits.
+
 Daemon (default: spawn \`arbor daemon --stdio\`):
   --connect <socket>      Attach to a running daemon (arbor daemon --listen);
                           the token is read from <data-dir>/token.

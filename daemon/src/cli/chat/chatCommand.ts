@@ -5,12 +5,13 @@
  */
 import { statSync } from 'node:fs';
 import { Methods, type StopReason } from '@arbor/protocol';
-import { SessionTracker, type SessionView } from '@arbor/protocol/client';
+import { SessionTracker, ToolCatalogue, type SessionView } from '@arbor/protocol/client';
 import type { ArborConnection } from '@arbor/protocol/client/node';
 import { ConfigError } from '../../config/daemonConfig.js';
 import { ApprovalPrompter, type ApprovalDisplay } from './approvalPrompt.js';
 import { CHAT_HELP, parseChatArgs, type ChatOptions } from './chatArgs.js';
 import { openDaemonConnection } from './daemonConnection.js';
+import { isModelCommand, runModelCommand } from './modelCommand.js';
 import { streamJsonEvents } from './jsonEvents.js';
 import { TerminalInput } from './terminalInput.js';
 import { createStyle, wantsColor, type Style } from './terminalStyle.js';
@@ -77,6 +78,8 @@ class ChatClient {
   /** Prompts and notes go to stderr when stdout carries JSON. */
   readonly #errStyle: Style;
   #view: SessionView | undefined;
+  /** The session's tools (tools/list), so tool lines say what each call is about. */
+  #tools = new ToolCatalogue();
   #closed = false;
 
   constructor(connection: ArborConnection, options: ChatOptions) {
@@ -113,6 +116,8 @@ class ChatClient {
       view = (await this.#tracker.create(params)).view;
     }
     this.#view = view;
+    // Rendering does without it (raw argument previews) if the daemon cannot list tools.
+    this.#tools = await ToolCatalogue.load(client, view.sessionId).catch(() => new ToolCatalogue());
     if (options.json) {
       streamJsonEvents(client, view, process.stdout);
     } else {
@@ -134,7 +139,12 @@ class ChatClient {
     const live = !this.#options.json && process.stdout.isTTY === true;
     const renderer = this.#options.json
       ? undefined
-      : new TurnRenderer(view, { out: process.stdout, style: this.#style, live });
+      : new TurnRenderer(view, {
+          out: process.stdout,
+          style: this.#style,
+          live,
+          tools: this.#tools,
+        });
     const display: ApprovalDisplay = renderer ?? this.#stderrDisplay();
     const prompter = new ApprovalPrompter(
       view,
@@ -193,7 +203,11 @@ class ChatClient {
     const out = this.#options.json ? process.stderr : process.stdout;
     const style = this.#options.json ? this.#errStyle : this.#style;
     if (this.#input.isTTY) {
-      out.write(style.dim('Type a message; /exit or Ctrl-D to quit.\n'));
+      out.write(
+        style.dim(
+          'Type a message; /model <provider:model> switches the model; /exit or Ctrl-D to quit.\n',
+        ),
+      );
     }
     let code = 0;
     for (;;) {
@@ -203,6 +217,11 @@ class ChatClient {
       const text = line.trim();
       if (text === '') continue;
       if (text === '/exit' || text === '/quit') return code;
+      if (isModelCommand(text)) {
+        const said = await runModelCommand(this.#connection.client, this.#view!, text);
+        out.write(style.dim(`${said}\n`));
+        continue;
+      }
       code = await this.runTurn(text);
       if (!this.#options.json) out.write('\n');
     }

@@ -14,7 +14,7 @@ import type {
   StopReason,
   Usage,
 } from '@arbor/protocol';
-import type { TreeReducer } from '@arbor/protocol/client';
+import type { ToolCatalogue, TreeReducer } from '@arbor/protocol/client';
 import type { Style } from './terminalStyle.js';
 
 export const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
@@ -25,6 +25,8 @@ export interface TreeFormatOptions {
   now: number;
   /** Index into SPINNER_FRAMES; undefined prints a static marker (plain output). */
   spinnerFrame?: number | undefined;
+  /** The session's tools (tools/list): categories and what each call is about. */
+  tools?: ToolCatalogue | undefined;
 }
 
 const STATUS_ICONS: Record<NodeStatus, string> = {
@@ -89,11 +91,15 @@ function nodeLabel(node: ExecutionTreeNode, tree: TreeReducer, options: TreeForm
   if (node.kind === 'subtask') {
     return `${style.bold(node.title ?? 'subtask')} ${style.dim('(subtask)')}`;
   }
-  const args =
-    node.argsPreview && node.argsPreview !== '{}'
-      ? ` ${style.dim(firstLine(node.argsPreview, 60))}`
-      : '';
-  return `${style.bold(node.name)}${args}`;
+  // From the tool's schema when the catalogue knows it: `src/a.ts`, not `{"path":"src/a.ts"}`.
+  const about =
+    options.tools?.summarize(node.name, node.argsPreview) ??
+    (node.argsPreview && node.argsPreview !== '{}' ? node.argsPreview : '');
+  const args = about ? ` ${style.dim(firstLine(about, 60))}` : '';
+  // Read tools always run; the others are the calls that change or reach out of the workspace.
+  const category = options.tools?.categoryOf(node.name);
+  const tag = category && category !== 'read' ? ` ${style.dim(`(${category})`)}` : '';
+  return `${style.bold(node.name)}${tag}${args}`;
 }
 
 function nodeFacts(node: ExecutionTreeNode, options: TreeFormatOptions): string[] {

@@ -5,7 +5,7 @@
  * happen, and the tree is printed once at the end — no escape sequences.
  */
 import type { StopReason } from '@arbor/protocol';
-import type { Disposable, SessionView } from '@arbor/protocol/client';
+import type { Disposable, SessionView, ToolCatalogue } from '@arbor/protocol/client';
 import type { ApprovalDisplay } from './approvalPrompt.js';
 import { LiveScreen, type ScreenStream } from './liveScreen.js';
 import {
@@ -23,6 +23,8 @@ export interface TurnRendererOptions {
   live: boolean;
   /** Spinner / running-time refresh period on a terminal. */
   frameMs?: number;
+  /** The session's tools, for tool lines that say what each call is about. */
+  tools?: ToolCatalogue;
 }
 
 export interface TurnEnd {
@@ -34,6 +36,7 @@ export class TurnRenderer implements ApprovalDisplay, Disposable {
   readonly #view: SessionView;
   readonly #out: ScreenStream;
   readonly #style: Style;
+  readonly #tools: ToolCatalogue | undefined;
   readonly #screen: LiveScreen | undefined;
   readonly #subscriptions: Disposable[] = [];
   #timer: NodeJS.Timeout | undefined;
@@ -48,6 +51,7 @@ export class TurnRenderer implements ApprovalDisplay, Disposable {
     this.#view = view;
     this.#out = options.out;
     this.#style = options.style;
+    this.#tools = options.tools;
     if (options.live) {
       this.#screen = new LiveScreen(options.out);
       this.#timer = setInterval(() => {
@@ -86,7 +90,7 @@ export class TurnRenderer implements ApprovalDisplay, Disposable {
     this.dispose();
     const lines = [
       ...(this.#wroteText ? [''] : []),
-      ...formatTree(this.#view.tree, { style: this.#style, now: Date.now() }),
+      ...formatTree(this.#view.tree, { style: this.#style, now: Date.now(), tools: this.#tools }),
       ...this.#planLines(),
     ];
     const cost = this.#view.cost;
@@ -150,6 +154,7 @@ export class TurnRenderer implements ApprovalDisplay, Disposable {
       style: this.#style,
       now: Date.now(),
       spinnerFrame: this.#frame,
+      tools: this.#tools,
     });
     const block = ['', ...tree, ...this.#planLines()];
     if (this.#prompt) block.push('', ...this.#prompt);
