@@ -4,9 +4,10 @@
  * the fold of the events this client received, and `cost` the cost/summary.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { Methods } from '@arbor/protocol';
+import { Methods, StoredTurnCost } from '@arbor/protocol';
 import { TurnTranscript } from '@arbor/protocol/client';
 import type { JsonObject } from '../../harness/connection.js';
+import { specShape } from '../../harness/specShape.js';
 import type { Scenario } from '../scenario.js';
 import { type DaemonContext, describe } from './context.js';
 import { scriptedSession, send, sessionEvents, waitTurnEnd } from './turns.js';
@@ -71,7 +72,11 @@ export const reloadFidelity: Scenario<DaemonContext> = {
       const { sessionId: _s, seq: _q, turnId: _t, ...expected } = sent ?? {};
       ctx.recorder.expect(
         COST,
-        sent !== undefined && isDeepStrictEqual(answer.cost, expected),
+        sent !== undefined &&
+          isDeepStrictEqual(
+            specShape(StoredTurnCost, answer.cost),
+            specShape(StoredTurnCost, expected),
+          ),
         sent === undefined
           ? 'session/load has a cost for a turn that sent no cost/summary'
           : `session/load cost ${JSON.stringify(answer.cost).slice(0, 300)} is not the cost/summary sent ${JSON.stringify(expected).slice(0, 300)}`,

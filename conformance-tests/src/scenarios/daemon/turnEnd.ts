@@ -4,9 +4,10 @@
  * scenario that runs a turn to its end calls checkTurnEnd and lists
  * TURN_END_CHECKS.
  */
-import { Methods } from '@arbor/protocol';
+import { Methods, Usage } from '@arbor/protocol';
 import type { Recorder } from '../../checks/results.js';
 import type { JsonObject } from '../../harness/connection.js';
+import { specShape } from '../../harness/specShape.js';
 import type { Event } from './turns.js';
 
 export const FINAL_STATUSES = new Set(['done', 'error', 'cancelled', 'denied', 'blocked']);
@@ -95,9 +96,10 @@ function checkNodes(r: Recorder, turn: readonly Event[], stopReason: unknown): v
 }
 
 /** The usage fields of `a` and `b` agree (an absent field counts as 0). */
+/** Equal token counts; `_meta` and members of later versions are not counts. */
 function sameUsage(a: unknown, b: unknown): boolean {
-  const x = (a ?? {}) as Record<string, unknown>;
-  const y = (b ?? {}) as Record<string, unknown>;
+  const x = (specShape(Usage, a) ?? {}) as Record<string, unknown>;
+  const y = (specShape(Usage, b) ?? {}) as Record<string, unknown>;
   return [...new Set([...Object.keys(x), ...Object.keys(y)])].every(
     (k) => (x[k] ?? 0) === (y[k] ?? 0),
   );
