@@ -172,6 +172,7 @@ const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }
   'max-tokens-to-v1': { check: 'daemon.versioning.new-values-gated', mode: 'socket' },
   'answers-invalid-response': { check: 'daemon.jsonrpc.invalid-response', mode: 'socket' },
   'turn-in-progress-bad-data': { check: 'daemon.wire.schema-valid', mode: 'socket' },
+  'cancel-request-no-id': { check: 'daemon.wire.schema-valid', mode: 'socket' },
 };
 
 const CLIENT_DEFECTS: Record<string, string> = {

@@ -6,7 +6,8 @@
  */
 import type { z } from 'zod';
 
-export type Direction = 'clientToDaemon' | 'daemonToClient';
+/** `both`: either side sends it (`$/cancelRequest` cancels requests of either side). */
+export type Direction = 'clientToDaemon' | 'daemonToClient' | 'both';
 
 /**
  * A dotted path into the negotiated capabilities, e.g. `client.approvals`:
@@ -67,6 +68,14 @@ export function notification<const M extends string, P extends z.ZodType>(
   spec: NotificationSpec<M, P>,
 ): NotificationDescriptor<M, P> {
   return Object.freeze({ kind: 'notification', capability: null, since: 1, ...spec });
+}
+
+/** Whether `side` may send the method. */
+export function sentBy(descriptor: MethodDescriptor, side: 'client' | 'daemon'): boolean {
+  return (
+    descriptor.direction === 'both' ||
+    descriptor.direction === (side === 'client' ? 'clientToDaemon' : 'daemonToClient')
+  );
 }
 
 export type ParamsOf<D extends MethodDescriptor> = z.infer<D['params']>;

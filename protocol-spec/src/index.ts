@@ -2,6 +2,7 @@ export * from './base.js';
 export * from './errors.js';
 export * from './descriptor.js';
 export * from './lifecycle.js';
+export * from './lspBase.js';
 export * from './session.js';
 export * from './chat.js';
 export * from './tree.js';

@@ -5,6 +5,7 @@ import { ToolExecute } from './clientTools.js';
 import { CostSummary } from './cost.js';
 import type { MethodDescriptor } from './descriptor.js';
 import { Exit, Initialize, Initialized, Shutdown } from './lifecycle.js';
+import { CancelRequest, LogTrace, SetTrace } from './lspBase.js';
 import { PlanUpdate } from './plan.js';
 import { ApprovalRequest, ApprovalResolved } from './approval.js';
 import {
@@ -30,6 +31,9 @@ export const Methods = {
   Initialized,
   Shutdown,
   Exit,
+  CancelRequest,
+  SetTrace,
+  LogTrace,
   SessionNew,
   SessionList,
   SessionLoad,

@@ -41,6 +41,13 @@ const LSP_LIFECYCLE: readonly MethodDescriptor[] = [
   Methods.Shutdown,
   Methods.Exit,
 ];
+/** LSP's `$/` base methods keep their LSP names too (lifecycle.md#lsp-base-methods). */
+const LSP_BASE: readonly MethodDescriptor[] = [
+  Methods.CancelRequest,
+  Methods.SetTrace,
+  Methods.LogTrace,
+];
+const LSP_DOLLAR = /^\$\/[a-z][a-zA-Z]*$/;
 const AREA_VERB = /^[a-z][a-zA-Z]*\/[a-z][a-zA-Z]*$/;
 const EXTENSION = /^_arbor(?:\/[a-z][a-zA-Z]*)+$/;
 
@@ -70,8 +77,14 @@ describe('descriptors: names', () => {
     const d = descriptorOf(key);
     it(`${key}: "${d.method}" follows the naming rules`, () => {
       assert.equal(typeof d.method, 'string');
-      assert.ok(!isLspDollarMethod(d.method), 'Arbor methods never use the $/ namespace');
-      if (LSP_LIFECYCLE.includes(d)) {
+      assert.equal(
+        isLspDollarMethod(d.method),
+        LSP_BASE.includes(d),
+        "only LSP's base methods use the $/ namespace",
+      );
+      if (LSP_BASE.includes(d)) {
+        assert.match(d.method, LSP_DOLLAR, 'LSP base methods are $/<camelCase>');
+      } else if (LSP_LIFECYCLE.includes(d)) {
         assert.match(d.method, /^[a-z]+$/, 'LSP lifecycle methods are single lower-case words');
       } else if (isExtensionMethod(d.method)) {
         assert.match(d.method, EXTENSION, 'extension methods are _arbor/<area>/<verb>');
@@ -95,7 +108,7 @@ describe('descriptors: names', () => {
   it('every descriptor is complete: direction, kind, schemas, since, summary', () => {
     for (const key of METHOD_KEYS) {
       const d = descriptorOf(key);
-      assert.ok(['clientToDaemon', 'daemonToClient'].includes(d.direction), key);
+      assert.ok(['clientToDaemon', 'daemonToClient', 'both'].includes(d.direction), key);
       assert.ok(['request', 'notification'].includes(d.kind), key);
       assert.equal(typeof d.params.safeParse, 'function', `${key}.params is a zod schema`);
       if (d.kind === 'request')
@@ -108,8 +121,11 @@ describe('descriptors: names', () => {
 });
 
 describe('descriptors: daemon notifications about a session carry sessionId and seq', () => {
-  /** daemon→client notifications that are not session events: session/detached is addressed to one client. */
-  const NOT_ABOUT_A_SESSION = new Set<MethodKey>(['SessionDetached']);
+  /**
+   * daemon→client notifications that are not session events: session/detached
+   * is addressed to one client, $/logTrace traces its connection.
+   */
+  const NOT_ABOUT_A_SESSION = new Set<MethodKey>(['SessionDetached', 'LogTrace']);
   const sessionNotifications = METHOD_KEYS.filter((k) => {
     const d = descriptorOf(k);
     return (

@@ -17,7 +17,8 @@ export type Sender = 'client' | 'daemon';
 
 export interface MethodInfo {
   method: string;
-  direction: 'clientToDaemon' | 'daemonToClient';
+  /** `both`: either side may send it (`$/cancelRequest`). */
+  direction: 'clientToDaemon' | 'daemonToClient' | 'both';
   kind: 'request' | 'notification';
   capability: string | null;
   spec: string;
@@ -131,7 +132,7 @@ export class SchemaValidator {
     const info = this.methods.get(method);
     if (!info) return []; // unknown and extension methods: nothing to check
     const expected = sender === 'client' ? 'clientToDaemon' : 'daemonToClient';
-    if (info.direction !== expected)
+    if (info.direction !== expected && info.direction !== 'both')
       return [`${method} is a ${info.direction} method, sent by the ${sender}`];
     if (info.kind !== kind) return [`${method} is a ${info.kind}, sent as a ${kind}`];
     if (!info.params) return [];

@@ -10,18 +10,17 @@ import {
   type ClientCapabilities,
   type ClientToolDeclaration,
   type InitializeResult,
+  type LogTraceParams,
   type RequestDescriptor,
   type ToolExecuteParams,
+  type TraceValue,
   ArborErrorCodes,
   JsonRpcErrorCodes,
 } from '@arbor/protocol';
 import {
   CancellationTokenSource,
-  LogTraceNotification,
   ResponseError,
-  SetTraceNotification,
   Trace,
-  type TraceValue,
   createMessageConnection,
   type CancellationToken,
   type Message,
@@ -343,10 +342,10 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
       }
       return;
     }
-    if (method === SetTraceNotification.type.method) {
-      const value = (rawParams as { value?: unknown } | null | undefined)?.value;
-      if (value === 'off' || value === 'messages' || value === 'compact' || value === 'verbose')
-        this.setTrace(value);
+    if (method === Methods.SetTrace.method) {
+      // A malformed $/setTrace is a notification: dropped, the trace value kept.
+      const parsed = Methods.SetTrace.params.safeParse(rawParams);
+      if (parsed.success) this.setTrace(parsed.data.value);
       return;
     }
     try {
@@ -378,10 +377,10 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
         sendingTrace = true;
         try {
           void this.connection
-            .sendNotification(LogTraceNotification.type, {
+            .sendNotification(Methods.LogTrace.method, {
               message,
               ...(data && { verbose: data }),
-            })
+            } satisfies LogTraceParams)
             .catch(() => undefined);
         } finally {
           sendingTrace = false;

@@ -9,10 +9,10 @@ import {
   JsonRpcNotification,
   JsonRpcRequest,
   JsonRpcResponse,
+  Methods,
   isResponseShaped,
 } from '@arbor/protocol';
 import type { Message } from 'vscode-jsonrpc';
-import { LspMethods } from './lspMethods.js';
 import { faults, type JsonRpcIdOrNull, type ProtocolFault } from './protocolFault.js';
 
 export type EnvelopeCheck =
@@ -44,7 +44,7 @@ export function checkEnvelope(value: unknown): EnvelopeCheck {
   // of that name is just an unknown method, answered like any other.
   if (
     !hasId &&
-    record['method'] === LspMethods.cancelRequest &&
+    record['method'] === Methods.CancelRequest.method &&
     !hasValidCancelId(record['params'])
   ) {
     return { ok: false, fault: null };

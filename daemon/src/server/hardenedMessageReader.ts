@@ -7,17 +7,20 @@
  */
 import type { Readable } from 'node:stream';
 import { AbstractMessageReader, Disposable, type DataCallback } from 'vscode-jsonrpc';
-import { LspMethods } from './lspMethods.js';
+import { Methods } from '@arbor/protocol';
 import { ContentLengthFrameParser } from './contentLengthFrames.js';
 import { checkEnvelope } from './envelope.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './jsonDepth.js';
 import { faults, type ProtocolFault } from './protocolFault.js';
 
-/** Notifications vscode-jsonrpc consumes itself; they never reach our handlers. */
+/**
+ * Notifications vscode-jsonrpc consumes itself; they never reach our handlers.
+ * `$/progress` is LSP's and unused by Arbor, so it has no descriptor.
+ */
 const CONNECTION_INTERNAL_NOTIFICATIONS = new Set<string>([
-  LspMethods.cancelRequest,
-  LspMethods.progress,
-  LspMethods.logTrace,
+  Methods.CancelRequest.method,
+  '$/progress',
+  Methods.LogTrace.method,
 ]);
 
 export interface HardenedReaderOptions {

@@ -4,6 +4,7 @@
  * handler only ever sees typed, validated params.
  */
 import {
+  sentBy,
   type MethodDescriptor,
   type NotificationDescriptor,
   type ParamsOf,
@@ -84,7 +85,7 @@ export class MethodRouter<C> {
 }
 
 function assertClientToDaemon(descriptor: MethodDescriptor): void {
-  if (descriptor.direction !== 'clientToDaemon') {
+  if (!sentBy(descriptor, 'client')) {
     throw new Error(`${descriptor.method} is sent by the daemon; it cannot be handled here`);
   }
 }

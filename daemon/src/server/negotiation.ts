@@ -7,11 +7,11 @@ import {
   ArborErrorCodes,
   PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
+  TraceValue,
   type ClientCapabilities,
   type ClientToolDeclaration,
   type InitializeParams,
 } from '@arbor/protocol';
-import type { TraceValue } from 'vscode-jsonrpc';
 import { RpcError, rpcErrors } from '../rpcError.js';
 import { tokenMatches } from './socketToken.js';
 
@@ -77,9 +77,8 @@ export function declaredToolManifest(params: InitializeParams): ClientToolDeclar
   return params.tools ?? params.initializationOptions?.tools ?? [];
 }
 
-const TRACE_VALUES: readonly string[] = ['off', 'messages', 'compact', 'verbose'];
-
 /** LSP's `initialize.trace`: the initial trace value; unknown values mean off. */
 export function initialTrace(params: InitializeParams): TraceValue {
-  return TRACE_VALUES.includes(params.trace ?? 'off') ? (params.trace as TraceValue) : 'off';
+  const parsed = TraceValue.safeParse(params.trace);
+  return parsed.success ? parsed.data : 'off';
 }

@@ -255,8 +255,9 @@ export class Session {
     const turnId = `turn_${randomUUID()}`;
     const { store } = this.deps;
     // History first: the store leaves the running turn's own message out of it anyway.
-    // Space is back (or never ran out): the reserve for a full disk's last writes is set aside again.
-    store.ensureDiskReserve();
+    // The reserve for a full disk's last writes is set aside again, or, with no room
+    // for it, the turn is refused with the disk-full reason.
+    this.storeOrRefuse(() => store.ensureDiskReserve());
     // A turn of ours whose end could not be written (a full disk) ends now, as interrupted.
     this.storeOrRefuse(() => store.endOwnOrphanedTurn(this.id));
     const history = store.historyForNextTurn(this.id, this.deps.maxHistoryTokens);
@@ -477,7 +478,11 @@ export class Session {
     // A deleted session's rows are gone; there is nothing left to commit to.
     const notStored = this.disposed
       ? undefined
-      : this.commit(turnId, stopReason, result, usage, byModel, errorMessage);
+      : this.commit(turnId, stopReason, result, usage, byModel, errorMessage, {
+          // Writing into the disk reserve: the parts repeat the answer's text, and the
+          // reserve must keep room for the turn's idle event after the commit.
+          parts: running.storageFailure === undefined,
+        });
     // The client must not believe in an answer that is not stored.
     if (notStored !== undefined) [stopReason, errorMessage] = ['error', notStored];
     this.endTurn(running, stopReason, usage, errorMessage);
@@ -517,6 +522,7 @@ export class Session {
     usage: Usage,
     byModel: readonly ModelCost[],
     error: string | undefined,
+    keep: { parts: boolean },
   ): string | undefined {
     const tree = result?.tree ?? { version: 1 as const, nodes: [...this.liveTree.values()] };
     const cost = this.liveTranscript.costSummary;
@@ -529,7 +535,8 @@ export class Session {
           assistantText: daemonSecrets.redact(assistantText),
           tree: daemonSecrets.redactDeep(tree),
           // The fallback without the answer's text drops its parts too: they hold the same text.
-          ...(why === undefined && { parts: daemonSecrets.redactDeep(this.liveTranscript.parts) }),
+          ...(why === undefined &&
+            keep.parts && { parts: daemonSecrets.redactDeep(this.liveTranscript.parts) }),
           ...(cost && { cost }),
           usage,
           byModel,

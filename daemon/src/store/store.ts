@@ -732,13 +732,13 @@ export class Store {
   }
 
   /**
-   * Sets the disk reserve aside again if the disk has room (at each turn's
-   * start); false while the disk is still full.
+   * Sets the disk reserve aside again (at each turn's start). Throws the
+   * disk-full StoreError while there is no room for it: a turn started then
+   * could not be sure to store its own end, so it is refused up front.
    */
-  ensureDiskReserve(): boolean {
-    const ready = this.reserve.ensure();
-    if (ready) this.onReserve = undefined;
-    return ready;
+  ensureDiskReserve(): void {
+    if (!this.reserve.ensure()) throw translate({ code: 'ENOSPC' }, this.path);
+    this.onReserve = undefined;
   }
 
   /**

@@ -17,7 +17,7 @@ import {
   type MessageConnection,
 } from 'vscode-jsonrpc';
 import { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../base.js';
-import type { NotificationDescriptor, RequestDescriptor } from '../descriptor.js';
+import { sentBy, type NotificationDescriptor, type RequestDescriptor } from '../descriptor.js';
 import { JsonRpcErrorCodes, LspErrorCodes } from '../errors.js';
 import type { ClientCapabilities, ClientToolDeclaration, InitializeResult } from '../lifecycle.js';
 import { Methods } from '../methods.js';
@@ -237,7 +237,7 @@ export class ArborClient {
     descriptor: D,
     handler: (params: ParamsOutput<D>) => void,
   ): Disposable {
-    if (descriptor.direction !== 'daemonToClient') {
+    if (!sentBy(descriptor, 'daemon')) {
       throw new ClientStateError(`${descriptor.method} is not sent by the daemon`);
     }
     let handlers = this.#notificationHandlers.get(descriptor.method);
@@ -307,7 +307,7 @@ export class ArborClient {
   }
 
   #assertSendable(descriptor: RequestDescriptor | NotificationDescriptor): void {
-    if (descriptor.direction !== 'clientToDaemon') {
+    if (!sentBy(descriptor, 'client')) {
       throw new ClientStateError(`${descriptor.method} is sent by the daemon, not the client`);
     }
     if (descriptor.capability && !this.hasCapability(descriptor.capability)) {

@@ -65,7 +65,7 @@ export const approvalResend: Scenario<ClientContext> = {
       );
     }
     resolve(ctx, conn, 'call-5', 'cancelled');
-    for (const id of ids) conn.notify('$/cancelRequest', { id });
+    for (const id of ids) conn.notify(Methods.CancelRequest.method, { id });
     await Promise.all(answers);
   },
 };
@@ -96,7 +96,7 @@ export const approvalTimeout: Scenario<ClientContext> = {
     resolve(ctx, conn, 'call-6', 'timed_out');
     await sleep(50);
     const after = await clientState(ctx, conn, 'client.approvals.resolved-closes');
-    conn.notify('$/cancelRequest', { id: 'approval-6' });
+    conn.notify(Methods.CancelRequest.method, { id: 'approval-6' });
     await answer;
     if (!after) return;
     ctx.recorder.expect(

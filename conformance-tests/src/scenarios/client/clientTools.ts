@@ -101,7 +101,7 @@ export const toolCancel: Scenario<ClientContext> = {
       noResponseCheck: check,
     });
     await sleep(20);
-    conn.notify('$/cancelRequest', { id: 'execute-c' });
+    conn.notify(Methods.CancelRequest.method, { id: 'execute-c' });
     if (await answer) ctx.recorder.pass(check);
     judgeArborRange(ctx, conn);
   },

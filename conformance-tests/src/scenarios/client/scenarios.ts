@@ -309,7 +309,7 @@ export const approvalCancel: Scenario<ClientContext> = {
       noResponseCheck: 'client.approvals.cancelled',
     });
     await sleep(100);
-    conn.notify('$/cancelRequest', { id: 'approval-2' });
+    conn.notify(Methods.CancelRequest.method, { id: 'approval-2' });
     const answer = await pending;
     if (answer)
       ctx.recorder.expect(
@@ -385,7 +385,7 @@ export const unknownOutcome: Scenario<ClientContext> = {
       },
       true,
     );
-    conn.notify('$/cancelRequest', { id: 'approval-3' });
+    conn.notify(Methods.CancelRequest.method, { id: 'approval-3' });
     await pending;
     const state = await clientState(ctx, conn, 'client.approvals.unknown-outcome');
     if (!state) return;

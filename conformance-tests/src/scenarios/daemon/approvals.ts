@@ -47,7 +47,7 @@ const READ_TOOL = {
   inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
   category: 'read',
 };
-const CANCEL = '$/cancelRequest';
+const CANCEL = Methods.CancelRequest.method;
 /** What the suite's tool/execute answers: the model must see it as the call's result. */
 const resultOf = (toolCallId: unknown): string => `conformance result of ${String(toolCallId)}`;
 

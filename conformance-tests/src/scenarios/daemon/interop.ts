@@ -293,7 +293,8 @@ export const initializeTrace: Scenario<DaemonContext> = {
     const c = await ctx.connect('tracing', { params: { trace: 'messages' } });
     await c.conn.request(Methods.SessionList.method, {});
     const trace = await c.conn.waitFor(
-      (m) => m.kind === 'notification' && (m.message as JsonObject).method === '$/logTrace',
+      (m) =>
+        m.kind === 'notification' && (m.message as JsonObject).method === Methods.LogTrace.method,
       2000,
     );
     ctx.recorder.expect(

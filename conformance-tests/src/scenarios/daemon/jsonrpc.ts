@@ -219,7 +219,7 @@ export const notifications: Scenario<DaemonContext> = {
       'daemon.jsonrpc.cancel-unknown-ignored',
       '$/cancelRequest for an unknown id',
       () => {
-        conn.notify('$/cancelRequest', { id: 987654 });
+        conn.notify(Methods.CancelRequest.method, { id: 987654 });
       },
     );
   },
@@ -242,7 +242,11 @@ export const cancelInFlight: Scenario<DaemonContext> = {
       method: Methods.SessionList.method,
       params: {},
     };
-    const cancel = { jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 'cancel-me' } };
+    const cancel = {
+      jsonrpc: '2.0',
+      method: Methods.CancelRequest.method,
+      params: { id: 'cancel-me' },
+    };
     conn.sendBytes(
       Buffer.concat([encodeFrame(JSON.stringify(request)), encodeFrame(JSON.stringify(cancel))]),
       `${JSON.stringify(request)} + ${JSON.stringify(cancel)} (one write)`,

@@ -1,12 +1,12 @@
 /** $/logTrace follows the connection's trace value, and nothing before initialize sets it (lifecycle.md). */
-import { Methods } from '@arbor/protocol';
+import { Methods, type SetTraceParams, type TraceValue } from '@arbor/protocol';
 import type { Connection, Incoming, JsonObject } from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
 import { Skip } from '../scenario.js';
 import { type DaemonContext, sleep } from './context.js';
 
 const isLogTrace = (m: Incoming): boolean =>
-  m.kind === 'notification' && (m.message as JsonObject).method === '$/logTrace';
+  m.kind === 'notification' && (m.message as JsonObject).method === Methods.LogTrace.method;
 
 /** The $/logTrace notifications that a session/list provokes, if any, within 300 ms. */
 async function tracesOf(conn: Connection): Promise<JsonObject[]> {
@@ -19,9 +19,9 @@ async function tracesOf(conn: Connection): Promise<JsonObject[]> {
     .map((m) => ((m.message as JsonObject).params ?? {}) as JsonObject);
 }
 
-/** $/setTrace is LSP's, not in Arbor's schema: sent as it is. */
-const setTrace = (conn: Connection, value: string): void =>
-  conn.notify('$/setTrace', { value }, true);
+/** A valid $/setTrace: the harness checks it against the schema like any message it sends. */
+const setTrace = (conn: Connection, value: TraceValue): void =>
+  conn.notify(Methods.SetTrace.method, { value } satisfies SetTraceParams);
 
 export const trace: Scenario<DaemonContext> = {
   id: 'daemon-trace',
