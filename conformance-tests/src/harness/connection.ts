@@ -115,6 +115,16 @@ export function declaredClientCapabilities(params: unknown): JsonObject {
   return declared;
 }
 
+/**
+ * The tools an `initialize` declares, read as the daemon must read them: the
+ * top-level `tools`, else `initializationOptions.tools`.
+ */
+export function declaredClientTools(params: unknown): JsonObject[] {
+  const p = objectOf(params) ?? {};
+  const tools = p.tools ?? objectOf(p.initializationOptions)?.tools;
+  return Array.isArray(tools) ? (tools as JsonObject[]) : [];
+}
+
 export class Connection {
   readonly label: string;
   readonly implRole: Role;

@@ -82,21 +82,26 @@ for (const c of CASES) {
     before(() => fake.start());
     after(() => fake.stop());
 
-    it('parallel tool calls and a subtask: tree, text and cost/summary', async () => {
-      fake.respond((request) => ({ fixture: route(c.api, request) }));
+    /** One turn through the real provider factory against the fake API, in auto mode. */
+    async function runTurn(
+      text: string,
+      options: { tools?: Tool[]; model?: string; apiKey?: string },
+    ) {
       const runner = createTurnRunner({
         budgets: DEFAULT_BUDGET_LIMITS,
-        defaultModel: c.model,
+        defaultModel: options.model ?? c.model,
         scriptPath: undefined,
         log: () => undefined,
-        tools,
-        providers: { [c.api]: { apiKey: `key-${c.api}`, baseUrl: fake.baseURL } },
+        ...(options.tools && { tools: options.tools }),
+        providers: {
+          [c.api]: { apiKey: options.apiKey ?? `key-${c.api}`, baseUrl: fake.baseURL },
+        },
       });
       const sink = new RecordingSink();
       const result = await runner.run({
         sessionId: SESSION_ID,
         turnId: TURN_ID,
-        text: 'Read the notes, list the workspace and summarize the notes.',
+        text,
         workspaceRoot: '/tmp',
         model: undefined,
         script: undefined,
@@ -105,6 +110,15 @@ for (const c of CASES) {
         events: sink,
         signal: new AbortController().signal,
       });
+      return { result, sink };
+    }
+
+    it('parallel tool calls and a subtask: tree, text and cost/summary', async () => {
+      fake.respond((request) => ({ fixture: route(c.api, request) }));
+      const { result, sink } = await runTurn(
+        'Read the notes, list the workspace and summarize the notes.',
+        { tools },
+      );
       assert.equal(result.error, undefined);
       assert.equal(result.stopReason, 'end_turn');
       assert.match(result.text, /All three calls are done\.$/);
@@ -162,26 +176,8 @@ for (const c of CASES) {
           return 'contents';
         },
       }) as Tool;
-      const runner = createTurnRunner({
-        budgets: DEFAULT_BUDGET_LIMITS,
-        defaultModel: c.model,
-        scriptPath: undefined,
-        log: () => undefined,
+      const { result } = await runTurn('Write out the release notes in full.', {
         tools: [spy],
-        providers: { [c.api]: { apiKey: `key-${c.api}`, baseUrl: fake.baseURL } },
-      });
-      const sink = new RecordingSink();
-      const result = await runner.run({
-        sessionId: SESSION_ID,
-        turnId: TURN_ID,
-        text: 'Write out the release notes in full.',
-        workspaceRoot: '/tmp',
-        model: undefined,
-        script: undefined,
-        permissionMode: () => 'auto',
-        history: [],
-        events: sink,
-        signal: new AbortController().signal,
       });
       assert.equal(result.stopReason, 'max_tokens');
       assert.equal(result.error, undefined);
@@ -198,26 +194,7 @@ for (const c of CASES) {
     it('unknown model: tokens counted, cost null', async () => {
       fake.respond(() => ({ fixture: 'text.sse' }));
       const model = `${c.api}:some-future-model`;
-      const runner = createTurnRunner({
-        budgets: DEFAULT_BUDGET_LIMITS,
-        defaultModel: model,
-        scriptPath: undefined,
-        log: () => undefined,
-        providers: { [c.api]: { apiKey: 'k', baseUrl: fake.baseURL } },
-      });
-      const sink = new RecordingSink();
-      await runner.run({
-        sessionId: SESSION_ID,
-        turnId: TURN_ID,
-        text: 'hi',
-        workspaceRoot: '/tmp',
-        model: undefined,
-        script: undefined,
-        permissionMode: () => 'auto',
-        history: [],
-        events: sink,
-        signal: new AbortController().signal,
-      });
+      const { sink } = await runTurn('hi', { model, apiKey: 'k' });
       const [summary] = sink.of(Methods.CostSummary);
       assert.equal(summary!['cost'], null);
       assert.ok((summary!['usage'] as { inputTokens: number }).inputTokens > 0);

@@ -3,7 +3,7 @@
  * tool the client never declared, and one cancelled while it runs.
  */
 import { Methods } from '@arbor/protocol';
-import type { Connection, JsonObject } from '../../harness/connection.js';
+import { declaredClientTools, type Connection, type JsonObject } from '../../harness/connection.js';
 import { Skip, type Scenario } from '../scenario.js';
 import type { ClientContext } from './context.js';
 import { describe, judgeArborRange, ready, requireClientCapability, sleep } from './scenarios.js';
@@ -42,14 +42,12 @@ function startToolCall(
   });
 }
 
-/** The tools the client declared in initialize (top level, else under initializationOptions). */
+/** The tools the client declared in its initialize. */
 function declaredTools(conn: Connection): JsonObject[] {
   const init = conn.messages.find(
     (m) => m.kind === 'request' && (m.message as JsonObject).method === Methods.Initialize.method,
   );
-  const params = ((init?.message as JsonObject | undefined)?.params ?? {}) as JsonObject;
-  const tools = params.tools ?? ((params.initializationOptions ?? {}) as JsonObject).tools;
-  return Array.isArray(tools) ? (tools as JsonObject[]) : [];
+  return declaredClientTools((init?.message as JsonObject | undefined)?.params);
 }
 
 export const undeclaredTool: Scenario<ClientContext> = {

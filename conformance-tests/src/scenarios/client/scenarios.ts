@@ -6,7 +6,12 @@ import type {
   JsonObject,
   ResponseMessage,
 } from '../../harness/connection.js';
-import { declaredClientCapabilities, hasCapability, timeouts } from '../../harness/connection.js';
+import {
+  declaredClientCapabilities,
+  declaredClientTools,
+  hasCapability,
+  timeouts,
+} from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
 import { Skip } from '../scenario.js';
 import { requestedVersion, type ClientContext } from './context.js';
@@ -161,9 +166,7 @@ function judgeToken(ctx: ClientContext, params: JsonObject): void {
 
 /** client-tools.md#client-tools-capabilities: declared tools come with client.clientTools. */
 function judgeToolDeclaration(ctx: ClientContext, params: JsonObject): void {
-  const options = (params.initializationOptions ?? {}) as JsonObject;
-  const tools = params.tools ?? options.tools;
-  const declared = Array.isArray(tools) ? tools.length : 0;
+  const declared = declaredClientTools(params).length;
   const capabilities = declaredClientCapabilities(params);
   ctx.recorder.expect(
     'client.client-tools.declared-capability',
