@@ -102,9 +102,7 @@ export class Session {
   private running: RunningTurn | undefined;
   /** Nodes of the running turn, folded from tree/update, for attach snapshots. */
   private liveTree = new Map<string, ExecutionTreeNode>();
-  /** Text the running turn streamed so far, per tree node, for attach snapshots. */
-  private liveTexts = new Map<string, string>();
-  /** The running turn's text and nodes in stream order, and its cost, for the store. */
+  /** The running turn's text and nodes in stream order, and its cost: for the store and attach snapshots. */
   private liveTranscript = new TurnTranscript();
   private disposed = false;
   /** Allow-for-session grants; every loop of every later turn reads them. */
@@ -196,7 +194,7 @@ export class Session {
         ...(this.running && {
           turnId: this.running.turnId,
           tree: { version: 1, nodes: [...this.liveTree.values()] },
-          texts: [...this.liveTexts].map(([nodeId, text]) => ({ nodeId, text })),
+          texts: this.liveTranscript.texts,
           parts: this.liveTranscript.parts,
         }),
         pendingApprovals: this.approvals.pending(),
@@ -279,7 +277,6 @@ export class Session {
     this.running = running;
     this.info.state = 'running';
     this.liveTree = new Map();
-    this.liveTexts = new Map();
     this.liveTranscript = new TurnTranscript();
     return { turnId, begin: () => void this.runTurn(running, text, history, budgets) };
   }
@@ -361,7 +358,6 @@ export class Session {
       this.liveTranscript.nodes(nodes);
     } else if (method === Methods.ChatChunk.method) {
       const { nodeId, text } = params as unknown as SessionEventParams<typeof Methods.ChatChunk>;
-      this.liveTexts.set(nodeId, (this.liveTexts.get(nodeId) ?? '') + text);
       this.liveTranscript.text(nodeId, text);
     } else if (method === Methods.CostSummary.method) {
       this.liveTranscript.cost(params as unknown as SessionEventParams<typeof Methods.CostSummary>);

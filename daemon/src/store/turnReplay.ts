@@ -59,7 +59,6 @@ export function replayTurn(
 ): ReplayedTurn | undefined {
   const nodes = new Map<string, ExecutionTreeNode>();
   const transcript = new TurnTranscript();
-  let text = '';
   let found = false;
   for (const row of events) {
     if (row.method === Methods.TreeUpdate.method) {
@@ -72,7 +71,6 @@ export function replayTurn(
       const parsed = ChatChunkParams.safeParse(parseParams(row.params));
       if (!parsed.success || parsed.data.turnId !== turnId) continue;
       found = true;
-      if (parsed.data.nodeId === turnId) text += parsed.data.text;
       transcript.text(parsed.data.nodeId, parsed.data.text);
     } else if (row.method === Methods.CostSummary.method) {
       const parsed = CostSummaryParams.safeParse(parseParams(row.params));
@@ -101,7 +99,7 @@ export function replayTurn(
   // Refolded against the tree: a node left out of it names no card a client could draw.
   const parts = TurnTranscript.fromParts(transcript.parts, tree).parts;
   const cost = transcript.costSummary;
-  return { text, tree, parts, ...(cost && { cost }) };
+  return { text: transcript.textOf(turnId), tree, parts, ...(cost && { cost }) };
 }
 
 function parseParams(params: unknown): unknown {

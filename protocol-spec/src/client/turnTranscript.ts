@@ -97,6 +97,15 @@ export class TurnTranscript {
     return this.#parts.map((part) => ({ ...part }));
   }
 
+  /** Each node's whole text, nodes in the order their text first came (a snapshot's `texts`). */
+  get texts(): { nodeId: string; text: string }[] {
+    const byNode = new Map<string, string>();
+    for (const part of this.#parts)
+      if (part.type === 'text')
+        byNode.set(part.nodeId, (byNode.get(part.nodeId) ?? '') + part.text);
+    return [...byNode].map(([nodeId, text]) => ({ nodeId, text }));
+  }
+
   get costSummary(): StoredTurnCost | undefined {
     return this.#cost;
   }
