@@ -14,6 +14,7 @@ const VARIANTS: Record<string, 'stdio' | 'socket'> = {
   'version-in-initialization-options': 'socket',
   'no-version': 'stdio',
   'string-ids': 'socket',
+  'reused-ids': 'stdio',
   'extra-headers': 'stdio',
   meta: 'socket',
   'unknown-fields': 'socket',

@@ -124,6 +124,16 @@ const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }
   'detach-cancels-turn': { check: 'daemon.sessions.detach', mode: 'socket' },
   'disconnect-cancels-turns': { check: 'daemon.sessions.disconnect-continues', mode: 'socket' },
   'set-model-no-update': { check: 'daemon.sessions.set-model-update', mode: 'socket' },
+  'set-model-not-stored': { check: 'daemon.sessions.set-model-stored', mode: 'socket' },
+  'text-not-joined': { check: 'daemon.turns.text-joined', mode: 'stdio' },
+  'preview-untruncated': { check: 'daemon.wire.schema-valid', mode: 'stdio' },
+  'turn-usage-off-by-one': { check: 'daemon.tree.turn-usage', mode: 'stdio' },
+  'chunk-before-node': { check: 'daemon.turns.chunk-node-announced', mode: 'stdio' },
+  'chunk-splits-surrogates': { check: 'daemon.turns.chunk-code-points', mode: 'stdio' },
+  'servers-without-session': { check: 'daemon.tools.servers-session-only', mode: 'stdio' },
+  'servers-duplicated': { check: 'daemon.tools.servers-origin', mode: 'stdio' },
+  'length-in-chars': { check: 'daemon.wire.frames', mode: 'stdio' },
+  'reuses-ids': { check: 'daemon.wire.ids-unique', mode: 'stdio' },
   'set-model-observer': { check: 'daemon.sessions.set-model-refused', mode: 'socket' },
   'strict-members': { check: 'daemon.version.unknown-members-accepted', mode: 'socket' },
   'load-attaches': { check: 'daemon.sessions.list-load-no-attach', mode: 'socket' },
@@ -173,6 +183,27 @@ const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }
   'answers-invalid-response': { check: 'daemon.jsonrpc.invalid-response', mode: 'socket' },
   'turn-in-progress-bad-data': { check: 'daemon.wire.schema-valid', mode: 'socket' },
   'cancel-request-no-id': { check: 'daemon.wire.schema-valid', mode: 'socket' },
+  'subtask-history-in-message': { check: 'daemon.subtasks.fresh-context', mode: 'socket' },
+  'subtask-tools-ignored': { check: 'daemon.subtasks.tools-subset', mode: 'socket' },
+  'subtask-no-depth-limit': { check: 'daemon.subtasks.depth', mode: 'socket' },
+  'subtask-text-dropped': { check: 'daemon.subtasks.text-result', mode: 'socket' },
+  'structured-goes-on': { check: 'daemon.subtasks.structured-result', mode: 'socket' },
+  'task-memory-by-title': { check: 'daemon.subtasks.memory', mode: 'socket' },
+  'finish-offered-everywhere': { check: 'daemon.subtasks.finish-offered', mode: 'socket' },
+  'schema-unchecked': { check: 'daemon.subtasks.invalid-schema', mode: 'socket' },
+  'finish-errors-unlisted': { check: 'daemon.subtasks.finish-validates', mode: 'socket' },
+  'retries-two': { check: 'daemon.subtasks.retries', mode: 'socket' },
+  'answer-ends-structured': { check: 'daemon.subtasks.answer-without-finish', mode: 'socket' },
+  'last-call-all-tools': { check: 'daemon.subtasks.finish-last-call', mode: 'socket' },
+  'finish-gated': { check: 'daemon.subtasks.finish-not-gated', mode: 'socket' },
+  'budget-per-loop': { check: 'daemon.budget.one-per-turn', mode: 'socket' },
+  'tool-budget-after-call': { check: 'daemon.budget.checked-before', mode: 'socket' },
+  'truncation-no-marker': { check: 'daemon.budget.truncation-marker', mode: 'socket' },
+  'truncation-ends-turn': { check: 'daemon.budget.truncation-continues', mode: 'socket' },
+  'iterations-end-budget': { check: 'daemon.budget.non-ending', mode: 'socket' },
+  'advertised-tool-calls-ignored': { check: 'daemon.budget.advertised', mode: 'socket' },
+  'last-call-runs-tools': { check: 'daemon.testing.no-tools-call', mode: 'socket' },
+  'budget-drops-partial': { check: 'daemon.budget.partial-kept', mode: 'socket' },
 };
 
 const CLIENT_DEFECTS: Record<string, string> = {
@@ -220,6 +251,12 @@ const CLIENT_DEFECTS: Record<string, string> = {
   'snapshot-any-version': 'client.tree.snapshot-version',
   'crash-on-unknown-error': 'client.errors.unknown-code',
   'ignores-endpoint': 'client.driver.connect',
+  'length-in-chars': 'client.wire.frames',
+  'reuses-ids': 'client.wire.ids-unique',
+  'ignores-max': 'client.transport.respects-max',
+  'plan-merged': 'client.plan.whole-list',
+  'parses-stderr': 'client.transport.stderr-ignored',
+  'plan-per-turn': 'client.plan.session-scoped',
   'own-arbor-code': 'client.errors.arbor-range',
 };
 
@@ -312,8 +349,11 @@ describe('the reference fixtures', () => {
       assert.deepEqual(failing(result), [], explain(result));
       assert.equal(result.report.verdict.exitCode, 0, explain(result));
       const skipped = result.report.checks.filter((c) => c.status === 'SKIPPED').map((c) => c.id);
-      // A token is presented only on a socket (lifecycle.md#token).
-      assert.deepEqual(skipped, transport === 'stdio' ? ['client.lifecycle.token'] : []);
+      // A token is presented only on a socket (lifecycle.md#token); only a stdio daemon has a stderr.
+      assert.deepEqual(
+        skipped,
+        transport === 'stdio' ? ['client.lifecycle.token'] : ['client.transport.stderr-ignored'],
+      );
     });
   }
 });
@@ -339,6 +379,9 @@ describe('each broken daemon fails exactly its check', function () {
   }
 });
 
+/** Client defects only a stdio daemon can show; the others run over a socket. */
+const STDIO_CLIENT_DEFECTS = new Set(['parses-stderr']);
+
 describe('each broken client fails exactly its check', function () {
   this.timeout(600_000);
   // Forty clients of thirty scenarios each share the machine: answers take longer than 1.5 s.
@@ -352,7 +395,13 @@ describe('each broken client fails exactly its check', function () {
   before(async () => {
     const entries = Object.keys(CLIENT_DEFECTS);
     const runs = await pool(entries, 3, (defect) =>
-      runClientSuite({ command: clientCommand(defect), transport: 'socket' }, { concurrency: 8 }),
+      runClientSuite(
+        {
+          command: clientCommand(defect),
+          transport: STDIO_CLIENT_DEFECTS.has(defect) ? 'stdio' : 'socket',
+        },
+        { concurrency: 8 },
+      ),
     );
     entries.forEach((defect, i) => results.set(defect, runs[i]!));
   });

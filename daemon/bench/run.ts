@@ -3,6 +3,7 @@
  * Each area owns its file; this runner only calls them in turn.
  */
 import { coldStartBenchmark } from './coldStart.js';
+import { contextEngineBenchmark } from './contextEngine.js';
 import { benchParallelSubtasks } from './parallelSubtasks.js';
 import { storeBenchmark } from './store.js';
 import { streamingBenchmark } from './streaming.js';
@@ -22,5 +23,7 @@ await streamingBenchmark();
 await turnLatencyBenchmark();
 
 storeBenchmark();
+
+await contextEngineBenchmark();
 
 watcherBenchmark();

@@ -30,6 +30,9 @@ const ClientCapabilitiesObject = message({
   ),
   experimental: Meta.optional(),
 });
+/** The frame content limit a client assumes until (and unless) the daemon advertises one (transport.md#framing). */
+export const DEFAULT_MAX_MESSAGE_BYTES = 8_388_608;
+
 export const ClientCapabilities = objectOrEmptyArray(ClientCapabilitiesObject).describe(
   'What the client supports. Absent means unsupported.',
 );
@@ -69,7 +72,12 @@ export const DaemonCapabilities = message({
       .nonnegative()
       .describe('Longest time text is held before a chat/chunk'),
   }).optional(),
-  maxMessageBytes: z.number().int().positive().optional().describe('Largest frame body accepted'),
+  maxMessageBytes: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(`Largest frame body accepted; absent means ${DEFAULT_MAX_MESSAGE_BYTES}`),
   testing: message({
     scriptedProvider: Supported.optional().describe('Accepts _arbor/testing/setScript'),
   })

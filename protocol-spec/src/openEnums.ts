@@ -9,6 +9,7 @@
 import type { z } from 'zod';
 import type { ApprovalOutcome } from './approvalTypes.js';
 import type { StopReason } from './base.js';
+import type { ToolServerStatus } from './tools.js';
 import type { NodeStatus } from './tree.js';
 
 /** Field name -> the value an unknown one is handled as. */
@@ -19,8 +20,11 @@ export const OPEN_ENUM_STAND_INS = {
   outcome: 'rejected' satisfies ApprovalOutcome,
   /** A tree node's approval: never taken for permission granted. */
   approval: 'rejected' satisfies ApprovalOutcome,
-  /** A tree node's status: ended, without success the client could vouch for. */
-  status: 'error' satisfies NodeStatus,
+  /**
+   * A tree node's status: ended, without success the client could vouch for.
+   * A tool server's status (tools/list servers): its tools are not there.
+   */
+  status: 'error' satisfies NodeStatus & ToolServerStatus,
 } as const;
 
 type OpenField = keyof typeof OPEN_ENUM_STAND_INS;

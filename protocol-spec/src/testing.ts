@@ -13,6 +13,7 @@ import {
   Usage,
   message,
 } from './base.js';
+import { PlanEntry } from './plan.js';
 import { BudgetLimitsByKind } from './budget.js';
 import { request } from './descriptor.js';
 import { TurnState } from './session.js';
@@ -83,6 +84,13 @@ export const ConformanceStateResult = message({
   tree: ExecutionTreeSnapshot.describe('The client’s current view of the running or last turn'),
   pendingApprovals: z.array(ToolCallId),
   text: z.string().describe('Assistant text of the current turn as the client shows it'),
+  plan: z
+    .array(PlanEntry)
+    .max(200)
+    .optional()
+    .describe(
+      'The session’s plan as the client shows it, in its order; absent when the client shows no plans (protocol 1.1)',
+    ),
 });
 export const ConformanceState = request({
   method: '_arbor/conformance/state',

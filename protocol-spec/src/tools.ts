@@ -45,8 +45,34 @@ export const ToolsListParams = message({
     "Absent: the daemon's built-in tools. Present: every tool a turn of this client in that session offers the model",
   ),
 });
+export const ToolServerStatus = z
+  .enum(['starting', 'ready', 'error', 'disabled'])
+  .describe(
+    'starting: not ready yet; ready: its tools are listed; error: it failed (see message); disabled: configured but not started (see message)',
+  );
+export type ToolServerStatus = z.infer<typeof ToolServerStatus>;
+
+export const ToolServer = message({
+  origin: ToolOrigin.describe('mcp:<name>: the origin its tools carry'),
+  status: ToolServerStatus,
+  message: z
+    .string()
+    .max(2000)
+    .optional()
+    .describe('Why it is in error or disabled; what of it was left out when ready'),
+  toolCount: z.number().int().nonnegative().optional().describe('Tools it offers, when ready'),
+}).describe('A server the daemon takes tools from for the session (an MCP server)');
+export type ToolServer = z.infer<typeof ToolServer>;
+
 export const ToolsListResult = message({
   tools: z.array(ToolInfo).describe('In the order the model is offered them; names are unique'),
+  servers: z
+    .array(ToolServer)
+    .max(200)
+    .optional()
+    .describe(
+      "With sessionId, from a daemon that takes tools from servers (protocol 1.1): each server of the session's workspace and its status",
+    ),
 });
 export type ToolsListResult = z.infer<typeof ToolsListResult>;
 

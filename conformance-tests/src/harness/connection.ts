@@ -145,6 +145,10 @@ export class Connection {
   private readonly waiters = new Set<() => void>();
   private readonly violations = new Set<string>();
   private readonly exercised = new Set<string>();
+  private readonly reader: FrameReader;
+  /** Ids of the implementation's requests the harness has not answered yet (transport-id-unique). */
+  private readonly unanswered = new Set<string | number>();
+  private readonly ambiguousIds = new Set<string | number>();
   private nextId = 1;
   private junkSeen = false;
   private markClosed!: () => void;
@@ -157,7 +161,9 @@ export class Connection {
     const reader = new FrameReader({
       frame: (body) => this.onFrame(body),
       junk: (bytes, why) => this.onJunk(bytes, why),
+      malformed: (why) => this.violation('frames', `sent a malformed frame: ${why}`),
     });
+    this.reader = reader;
     options.input.on('data', (chunk: Buffer) => reader.push(chunk));
     options.input.on('end', () => reader.end());
     options.input.on('close', () => this.onClose());
@@ -178,9 +184,9 @@ export class Connection {
 
   /** Sends one message after validating it; a schema failure here is the harness's fault unless deliberate. */
   send(message: JsonObject, deliberate = false): void {
-    if (!deliberate) {
-      const answered =
-        'method' in message ? undefined : this.incomingRequests.get(message.id as string | number);
+    const answering = 'method' in message ? undefined : (message.id as string | number);
+    if (!deliberate && !(answering !== undefined && this.ambiguousIds.has(answering))) {
+      const answered = answering === undefined ? undefined : this.incomingRequests.get(answering);
       const verdict = this.validator.validateMessage(message, this.harnessRole, () => answered);
       if (verdict.errors.length > 0) {
         this.options.recorder.harnessError(
@@ -188,6 +194,7 @@ export class Connection {
         );
       }
     }
+    if (answering !== undefined) this.unanswered.delete(answering);
     this.trackOutgoingCapabilities(message);
     this.writeFrame(JSON.stringify(message));
   }
@@ -326,6 +333,7 @@ export class Connection {
       bytes: body.length,
     });
     this.exercised.add('schema-valid');
+    this.exercised.add('frames');
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -406,6 +414,16 @@ export class Connection {
   private onRequest(message: JsonObject): void {
     const id = message.id as string | number;
     const method = String(message.method);
+    this.exercised.add('ids-unique');
+    if (this.unanswered.has(id)) {
+      // Which request an answer of ours answers is now ambiguous: do not judge our own answers by method.
+      this.ambiguousIds.add(id);
+      this.violation(
+        'ids-unique',
+        `sent ${method} with id ${JSON.stringify(id)}, the id of a request of its own still unanswered`,
+      );
+    }
+    this.unanswered.add(id);
     this.incomingRequests.set(id, method);
     const handler = this.handlers.get(method);
     const reply = (body: JsonObject, deliberate = false): void => {
@@ -544,9 +562,17 @@ export class Connection {
 
   /** Ends the connection and records the always-on checks that stayed clean. */
   finish(): void {
+    this.reader.flush();
     for (const id of [...this.pending.keys()]) this.noResponse(id);
     const recorder = this.options.recorder;
-    for (const name of ['schema-valid', 'capability-negotiated', 'response-per-request']) {
+    const alwaysOn = [
+      'schema-valid',
+      'capability-negotiated',
+      'response-per-request',
+      'frames',
+      'ids-unique',
+    ];
+    for (const name of alwaysOn) {
       if (this.exercised.has(name) && !this.violations.has(name)) recorder.pass(this.check(name));
     }
     if (

@@ -15,13 +15,18 @@ import {
   type NodeStatus,
   type Usage,
 } from '@arbor/protocol';
+import { maskUrlCredentials } from '../security/urlCredentials.js';
 import { addUsage } from './usageAccountant.js';
 
 const ELLIPSIS = '…';
 /** ExecutionTreeNode.title's limit. */
 const TITLE_MAX_CHARS = 500;
 
-/** Cuts a preview to the protocol's limit, marking the cut. */
+/**
+ * Cuts a preview to the protocol's limit, marking the cut. URL credentials
+ * are masked: an argument preview goes out before any tool could make them
+ * known secrets.
+ */
 export function preview(value: unknown): string {
   let text: string;
   if (typeof value === 'string') text = value;
@@ -32,7 +37,7 @@ export function preview(value: unknown): string {
       text = String(value);
     }
   }
-  return cutText(text, PREVIEW_MAX_CHARS);
+  return cutText(maskUrlCredentials(text), PREVIEW_MAX_CHARS);
 }
 
 /**
@@ -130,6 +135,14 @@ export class ExecutionTree {
     const node = this.require(id);
     if (node.approval === approval || isFinal(node.status)) return;
     node.approval = approval;
+    this.emit(id);
+  }
+
+  /** A running node's progress, shown where its result will be (no other node field fits). */
+  setProgress(id: string, text: string): void {
+    const node = this.require(id);
+    if (node.status !== 'running') return;
+    node.resultPreview = preview(text);
     this.emit(id);
   }
 

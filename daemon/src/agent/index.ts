@@ -9,6 +9,8 @@ import { createProviderFactories } from '../providers/providerSettings.js';
 import { loadScriptFile } from '../providers/scripted.js';
 import type { Tool } from '../tools/tool.js';
 import type { BudgetLimits } from './budgetLimits.js';
+import type { SessionContextStore } from './context/sessionContext.js';
+import { DEFAULT_CONTEXT_SETTINGS, type ContextSettings } from './context/contextSettings.js';
 import { ALLOW_ALL_TOOLS, type ToolGate } from './toolGate.js';
 import type { TurnRunner } from './turnRunner.js';
 import { UnifiedTurnRunner } from './unifiedTurnRunner.js';
@@ -37,6 +39,13 @@ export interface AgentOptions {
   pricing?: Pricing;
   /** Text coalescing frame for chat/chunk, ms (default CHUNK_COALESCE_MS). */
   chunkCoalesceMs?: number;
+  /** The context engine's settings (config `context`); default: DEFAULT_CONTEXT_SETTINGS. */
+  context?: ContextSettings;
+  /**
+   * Each session's stored context (the store's): artifacts and earlier turns as the model
+   * saw them. Absent: artifacts live in memory for one turn, history is the request's text.
+   */
+  sessionContext?: (sessionId: string) => SessionContextStore;
 }
 
 /** Throws a ScriptError (with a clear message) when `scriptPath` is unreadable or invalid. */
@@ -55,6 +64,8 @@ export function createTurnRunner(options: AgentOptions): TurnRunner {
       createProviderFactories({ settings: options.providers, log: options.log }),
     pricing: options.pricing,
     chunkCoalesceMs: options.chunkCoalesceMs,
+    context: options.context ?? DEFAULT_CONTEXT_SETTINGS,
+    sessionContext: options.sessionContext,
   });
 }
 

@@ -32,6 +32,7 @@ import {
   finishSubtaskDefinition,
 } from './subtaskTools.js';
 import { MEMORY_TOOLS } from '../tools/memory.js';
+import { ContextOverflowError, type AssembledRequest } from './context/contextEngine.js';
 import { normalizeOutput, truncateResult, type ToolResult } from './toolResult.js';
 import { scheduleCalls } from './toolScheduler.js';
 import { BudgetExceededError } from './turnBudget.js';
@@ -83,21 +84,6 @@ interface PlannedCall {
   parallelSafe: boolean;
   lock: string | undefined;
   result?: ToolResult;
-}
-
-/** Rough token estimate (4 characters per token) for the history budget. */
-function estimateTokens(
-  system: string,
-  messages: readonly ProviderMessage[],
-  tools: readonly ToolDefinition[],
-): number {
-  let chars = system.length + JSON.stringify(tools).length;
-  for (const message of messages) {
-    chars += message.content.length + 8;
-    if (message.role === 'assistant' && message.toolCalls)
-      chars += JSON.stringify(message.toolCalls).length;
-  }
-  return Math.ceil(chars / 4);
 }
 
 function errorMessage(error: unknown): string {
@@ -187,6 +173,11 @@ export class AgentLoop {
     return { kind: 'max_iterations', text: this.text };
   }
 
+  /** The running turn as the model was last sent it (reduced where it was), from its user message on. */
+  transcript(): ProviderMessage[] {
+    return this.messages.slice(this.prunable).map((message) => this.ctx.context.sentForm(message));
+  }
+
   private schemaNotSatisfied(message: string): LoopOutcome {
     return { kind: 'schema_not_satisfied', message, errors: this.lastSchemaErrors };
   }
@@ -212,7 +203,7 @@ export class AgentLoop {
     const { nodeId, system } = this.params;
     const { provider, model } = this.params.llm;
     budget.beforeLlmCall(nodeId);
-    this.fitHistory(tools);
+    const assembled = await this.assemble(tools);
 
     const reply: ModelReply = { text: '', toolCalls: [], truncated: false };
     let usage: Usage | undefined;
@@ -220,7 +211,7 @@ export class AgentLoop {
     const request = {
       model,
       system,
-      messages: [...this.messages],
+      messages: assembled.messages,
       ...(tools.length > 0
         ? { tools, parallelToolCalls: provider.capabilities.parallelToolCalls }
         : {}),
@@ -252,27 +243,46 @@ export class AgentLoop {
       const spent = usage ?? { inputTokens: 0, outputTokens: 0 };
       const cost = accountant.record(provider, model, spent);
       if (usage) tree.addUsage(nodeId, usage, cost);
+      this.ctx.context.observeUsage(this.params.llm, assembled, spent.inputTokens);
     }
     return reply;
   }
 
-  /** Drops the oldest earlier turns until the request fits; what still does not fit ends the turn. */
-  private fitHistory(tools: readonly ToolDefinition[]): void {
-    const { budget } = this.ctx;
-    const { contextWindow } = this.params.llm.provider.capabilities;
-    const limit = Math.min(budget.limits.maxHistoryTokens, contextWindow);
-    let estimate = estimateTokens(this.params.system, this.messages, tools);
-    while (estimate > limit && this.prunable > 0) {
-      this.messages.shift();
-      this.prunable -= 1;
-      // Never start the history with an assistant message.
-      while (this.prunable > 0 && this.messages[0]?.role !== 'user') {
-        this.messages.shift();
-        this.prunable -= 1;
+  /**
+   * The request the context engine builds to fit the model's window (it may
+   * throw ContextOverflowError). Earlier turns it dropped stay dropped for
+   * the rest of the loop; the history-token budget still applies on top.
+   */
+  private async assemble(tools: readonly ToolDefinition[]): Promise<AssembledRequest> {
+    const { budget, context } = this.ctx;
+    const { limits, counts } = budget;
+    let assembled: AssembledRequest;
+    try {
+      assembled = await context.assemble({
+        llm: this.params.llm,
+        system: this.params.system,
+        tools,
+        messages: this.messages,
+        prunable: this.prunable,
+        historyTokenLimit: limits.maxHistoryTokens,
+        budgetLeft: {
+          llmCalls: limits.maxLlmCalls - counts.llmCalls,
+          toolCalls: limits.maxToolCalls - counts.toolCalls,
+          seconds: Math.max(0, Math.round((limits.maxWallClockMs - budget.elapsedMs) / 1000)),
+        },
+      });
+    } catch (caught) {
+      // What cannot fit ends the turn as the history_tokens budget (budgets.md#budget-kinds).
+      if (caught instanceof ContextOverflowError) {
+        this.ctx.log('warn', caught.message);
+        budget.checkHistoryTokens(caught.limit, caught.tokens, this.params.nodeId);
       }
-      estimate = estimateTokens(this.params.system, this.messages, tools);
+      throw caught;
     }
-    budget.checkHistoryTokens(limit, estimate, this.params.nodeId);
+    this.messages.splice(0, assembled.dropped);
+    this.prunable -= assembled.dropped;
+    budget.checkHistoryTokens(limits.maxHistoryTokens, assembled.tokens, this.params.nodeId);
+    return assembled;
   }
 
   /**
@@ -338,14 +348,23 @@ export class AgentLoop {
       } else {
         outcome = await this.runTool(call, nodeId);
       }
+      const { maxToolResultBytes } = this.ctx.budget.limits;
+      const shown = truncateResult(outcome.content, maxToolResultBytes);
+      // A large result goes to an artifact whole; the model gets a preview and its id.
+      const offloaded = await this.ctx.context.offload(
+        this.params.llm,
+        call.id,
+        outcome.content,
+        maxToolResultBytes,
+      );
       const result: ToolResult = {
-        content: truncateResult(outcome.content, this.ctx.budget.limits.maxToolResultBytes),
+        content: offloaded ?? shown,
         isError: outcome.isError,
         ...(outcome.approval === undefined ? {} : { approval: outcome.approval }),
       };
       tree.finish(nodeId, {
         status: outcome.status ?? (result.isError ? 'error' : 'done'),
-        result: result.content,
+        result: shown,
         isError: result.isError,
       });
       return result;
@@ -419,12 +438,14 @@ export class AgentLoop {
         tool.execute(parsed.data, {
           signal,
           memory,
+          artifacts: this.ctx.context.artifacts,
           workspaceRoot: request.workspaceRoot,
           turnId: request.turnId,
           nodeId,
           toolCallId: call.id,
           depth: this.params.depth,
           emit: (descriptor, params) => this.ctx.events.emit(descriptor, params),
+          progress: (text) => tree.setProgress(nodeId, text),
         }),
         signal,
       );

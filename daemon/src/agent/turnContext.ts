@@ -1,6 +1,7 @@
 /** What every loop of one turn shares, by identity. */
 import type { ResolvedProvider } from '../providers/index.js';
 import type { TurnMemory } from '../tools/memory.js';
+import type { ContextEngine } from './context/contextEngine.js';
 import type { ExecutionTree } from './executionTree.js';
 import type { ToolGate } from './toolGate.js';
 import type { TurnBudget } from './turnBudget.js';
@@ -21,6 +22,8 @@ export interface TurnContext {
   tree: ExecutionTree;
   accountant: UsageAccountant;
   memory: TurnMemory;
+  /** Builds every loop's request under the model's window; keeps the session's artifacts. */
+  context: ContextEngine;
   events: TurnEvents;
   gate: ToolGate;
   /** Aborts on cancel and on any budget stop; reaches every await of the turn. */

@@ -6,7 +6,8 @@
 import { setMaxListeners } from 'node:events';
 import { Methods, type NodeStatus, type StopReason } from '@arbor/protocol';
 import { ModelRefError } from '../providers/modelRef.js';
-import { ProviderError, type Provider } from '../providers/provider.js';
+import { ProviderError, type Provider, type ProviderMessage } from '../providers/provider.js';
+import { daemonSecrets } from '../security/secretRedactor.js';
 import {
   resolveProvider,
   type ProviderFactory,
@@ -18,6 +19,11 @@ import type { Tool } from '../tools/tool.js';
 import { composeTurnTools } from '../tools/catalogue.js';
 import { Toolbelt } from '../tools/toolbelt.js';
 import { TurnCancelled } from './abort.js';
+import { MemoryArtifactStore } from './context/artifacts.js';
+import { ContextEngine, ContextOverflowError } from './context/contextEngine.js';
+import type { ContextSettings } from './context/contextSettings.js';
+import { completeExchanges, type SessionContextStore } from './context/sessionContext.js';
+import { TokenCalibration } from './context/tokenCalibration.js';
 import { withBudgets, type BudgetLimits } from './budgetLimits.js';
 import { ExecutionTree } from './executionTree.js';
 import { AgentLoop, type LoopOutcome } from './loop.js';
@@ -43,6 +49,9 @@ export interface UnifiedTurnRunnerOptions {
   providerFactories: Partial<Record<string, ProviderFactory>>;
   pricing: Pricing | undefined;
   chunkCoalesceMs: number | undefined;
+  context: ContextSettings;
+  /** The session's stored context; absent: in-memory artifacts, the request's text history. */
+  sessionContext: ((sessionId: string) => SessionContextStore) | undefined;
 }
 
 const TURN_NODE_STATUS: Record<StopReason, NodeStatus> = {
@@ -65,6 +74,9 @@ const STOP_REASON_OF: Record<LoopOutcome['kind'], StopReason> = {
 };
 
 export class UnifiedTurnRunner implements TurnRunner {
+  /** Per-model token correction from reported usage, for the daemon's life. */
+  private readonly calibration = new TokenCalibration();
+
   constructor(private readonly options: UnifiedTurnRunnerOptions) {}
 
   async run(request: TurnRequest): Promise<TurnResult> {
@@ -116,6 +128,7 @@ export class UnifiedTurnRunner implements TurnRunner {
     armWallClock();
 
     const accountant = new UsageAccountant(options.pricing);
+    const stored = options.sessionContext?.(request.sessionId);
     let loop: AgentLoop | undefined;
     let stopReason: StopReason;
     let error: string | undefined;
@@ -145,6 +158,12 @@ export class UnifiedTurnRunner implements TurnRunner {
         tree,
         accountant,
         memory: new TurnMemory(),
+        context: new ContextEngine({
+          settings: options.context,
+          calibration: this.calibration,
+          artifacts: stored?.artifacts ?? new MemoryArtifactStore(),
+          turnId,
+        }),
         events,
         gate: options.gate,
         signal: controller.signal,
@@ -154,6 +173,10 @@ export class UnifiedTurnRunner implements TurnRunner {
       const belt = new Toolbelt(
         provider.capabilities.tools ? composeTurnTools(options.tools, request.tools ?? []) : [],
       );
+      // Earlier turns with their tool work as the model saw it, when the session keeps them.
+      const history: ProviderMessage[] = stored
+        ? stored.history(limits.maxHistoryTokens)
+        : request.history.map((message) => ({ role: message.role, content: message.content }));
       loop = new AgentLoop(ctx, {
         nodeId: tree.rootId,
         depth: 0,
@@ -163,11 +186,8 @@ export class UnifiedTurnRunner implements TurnRunner {
           canSpawn: belt.get(RUN_SUBTASK) !== undefined && limits.maxDepth > 0,
           permissionMode: request.permissionMode(),
         }),
-        messages: [
-          ...request.history.map((message) => ({ role: message.role, content: message.content })),
-          { role: 'user', content: request.text },
-        ],
-        prunable: request.history.length,
+        messages: [...history, { role: 'user', content: request.text }],
+        prunable: history.length,
         belt,
       });
       const outcome = await loop.run();
@@ -177,7 +197,11 @@ export class UnifiedTurnRunner implements TurnRunner {
       else if (request.signal.aborted) stopReason = 'cancelled';
       else {
         stopReason = 'error';
-        if (caught instanceof ProviderError || caught instanceof ModelRefError)
+        if (
+          caught instanceof ProviderError ||
+          caught instanceof ModelRefError ||
+          caught instanceof ContextOverflowError
+        )
           error = caught.message;
         else {
           error = 'internal error in the agent loop';
@@ -190,6 +214,15 @@ export class UnifiedTurnRunner implements TurnRunner {
     } finally {
       clearTimeout(wallClock);
       request.signal.removeEventListener('abort', onCancel);
+    }
+    if (stored && loop) {
+      try {
+        // Redacted like the stored transcript (session.ts): the model's calls may carry secrets.
+        stored.saveTurn(turnId, daemonSecrets.redactDeep(completeExchanges(loop.transcript())));
+      } catch (caught) {
+        // The next turn then sees this one as text only.
+        options.log('warn', `turn ${turnId}: its context was not stored: ${String(caught)}`);
+      }
     }
     // Anything still running was stopped with the turn.
     if (!controller.signal.aborted) controller.abort(new TurnCancelled());

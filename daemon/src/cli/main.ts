@@ -9,6 +9,8 @@ const USAGE = `Usage: arbor <command> [options]
 Commands:
   daemon        Run the agent daemon (arbor daemon --help)
   chat          Chat in the terminal: one message or a prompt (arbor chat --help)
+  mcp           List the MCP servers of a workspace, their status and tools (arbor mcp --help)
+  acp           Serve the Agent Client Protocol on stdio, for editors (arbor acp --help)
 
 Options:
   --version     Print the daemon and protocol versions
@@ -37,6 +39,14 @@ export async function main(argv: string[]): Promise<number> {
     case 'chat': {
       const { chatCommand } = await import('./chat/chatCommand.js');
       return chatCommand(rest);
+    }
+    case 'mcp': {
+      const { mcpCommand } = await import('./mcpCommand.js');
+      return mcpCommand(rest);
+    }
+    case 'acp': {
+      const { acpCommand } = await import('../acp/acpCommand.js');
+      return acpCommand(rest);
     }
     default:
       process.stderr.write(`arbor: unknown command ${command}\n\n${USAGE}`);

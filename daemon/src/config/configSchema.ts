@@ -5,10 +5,13 @@
  */
 import { z } from 'zod';
 import { BudgetOverrides } from '../agent/budgetLimits.js';
+import { ContextSettings } from '../agent/context/contextSettings.js';
 import { LOG_LEVELS } from '../logging/logger.js';
 import { ModelRefError, parseModelRef } from '../providers/modelRef.js';
 import { ProvidersConfig } from '../providers/providerConfig.js';
 import { ConnectionLimits } from '../server/connectionLimits.js';
+import { parseNetwork } from '../tools/web/addressPolicy.js';
+import { McpServers, McpSettings } from './mcpConfig.js';
 
 /** A model string that must parse (provider:model), checked when the daemon starts. */
 const ModelString = z
@@ -52,6 +55,29 @@ export const SandboxConfig = z
   .strict();
 export type SandboxConfig = z.infer<typeof SandboxConfig>;
 
+/** What web_fetch may reach (security.md#web-fetch). */
+export const WebFetchConfig = z
+  .object({
+    allowPrivateNetworks: z
+      .boolean()
+      .optional()
+      .describe(
+        'web_fetch may connect to loopback, private, link-local and other non-public addresses (default false)',
+      ),
+    privateNetworkAllowlist: z
+      .array(
+        z
+          .string()
+          .refine((entry) => parseNetwork(entry) !== undefined, 'not an IP address or CIDR subnet'),
+      )
+      .optional()
+      .describe(
+        'Non-public addresses or CIDR subnets web_fetch may connect to all the same, e.g. "10.1.0.0/16" for an intranet',
+      ),
+  })
+  .strict();
+export type WebFetchConfig = z.infer<typeof WebFetchConfig>;
+
 export const ConfigFile = z
   .object({
     $schema: z.string().optional().describe('Editors may point this at config.schema.json'),
@@ -83,6 +109,9 @@ export const ConfigFile = z
     provider: z.enum(['scripted']).optional().describe('Force the deterministic scripted provider'),
     script: z.string().min(1).optional().describe('Script file of the scripted provider'),
     budgets: BudgetOverrides.optional(),
+    context: ContextSettings.optional().describe(
+      'The context engine: budget awareness, when tool results are offloaded to artifacts or reduced',
+    ),
     approvalTimeoutMs: z.number().int().positive().optional(),
     alwaysAsk: z
       .array(z.string().min(1))
@@ -90,6 +119,15 @@ export const ConfigFile = z
       .describe('Tools that ask for approval even in auto mode'),
     sandbox: SandboxConfig.optional().describe(
       'run_command sandbox (bubblewrap): mode, network, environment variables let through',
+    ),
+    webFetch: WebFetchConfig.optional().describe(
+      'web_fetch: which private networks it may reach (none by default)',
+    ),
+    mcpServers: McpServers.optional().describe(
+      'MCP servers whose tools every session gets, as mcp__<server>__<tool>: {command, args?, env?, cwd?} or {url, headers?}',
+    ),
+    mcp: McpSettings.optional().describe(
+      'MCP timeouts, the workspace file .arbor/mcp.json, progress in the tree',
     ),
     connections: ConnectionLimits.partial()
       .optional()

@@ -14,7 +14,13 @@ import {
   DEFAULT_APPROVAL_TIMEOUT_MS,
   DEFAULT_MAX_MESSAGE_BYTES,
   type SandboxConfig,
+  type WebFetchConfig,
 } from './configSchema.js';
+import { resolveMcpConfig, type McpConfig } from './mcpConfig.js';
+import {
+  DEFAULT_CONTEXT_SETTINGS,
+  type ContextSettings,
+} from '../agent/context/contextSettings.js';
 
 export interface DaemonConfig {
   dataDir: string;
@@ -31,10 +37,16 @@ export interface DaemonConfig {
   alwaysAsk: string[];
   /** Provider keys, base URLs and per-model overrides (config file only: keys stay out of argv). */
   providers: ConfigFile['providers'];
+  /** The context engine's settings, defaults filled in. */
+  context: ContextSettings;
   /** run_command's sandbox, defaults filled in. */
   sandbox: Required<SandboxConfig>;
+  /** web_fetch's settings, defaults filled in. */
+  webFetch: Required<WebFetchConfig>;
   /** Overrides of DEFAULT_CONNECTION_LIMITS. */
   connectionLimits: Partial<ConnectionLimits>;
+  /** MCP servers of the config file and the MCP settings, defaults filled in. */
+  mcp: McpConfig;
 }
 
 /** Thrown for any configuration problem; the CLI prints the message and exits 2. */
@@ -120,7 +132,13 @@ export function resolveConfig(
       network: file.sandbox?.network ?? false,
       allowEnv: file.sandbox?.allowEnv ?? [],
     },
+    webFetch: {
+      allowPrivateNetworks: file.webFetch?.allowPrivateNetworks ?? false,
+      privateNetworkAllowlist: file.webFetch?.privateNetworkAllowlist ?? [],
+    },
+    context: file.context ?? DEFAULT_CONTEXT_SETTINGS,
     connectionLimits: file.connections ?? {},
+    mcp: resolveMcpConfig(file.mcpServers, file.mcp),
   };
 }
 

@@ -13,6 +13,19 @@ export interface ModelProfile extends ProviderCapabilities {
   maxOutputTokens: number;
 }
 
+/**
+ * Without an explicit reserve the whole answer limit is kept free: Anthropic
+ * rejects a request whose input plus `max_tokens` exceeds the window, and
+ * OpenAI's input limits are the window minus the output limit. But never more
+ * than half the window: a small local model whose answer limit is as large as
+ * its window would otherwise have no room for any input at all.
+ */
+function outputReserveOf(profile: ModelProfile): number {
+  if (profile.outputReserve !== undefined)
+    return Math.min(profile.outputReserve, profile.contextWindow);
+  return Math.min(profile.maxOutputTokens, Math.floor(profile.contextWindow / 2));
+}
+
 export type ModelOverrides = Partial<ModelProfile>;
 
 const DEFAULTS: Record<string, ModelProfile> = {
@@ -73,5 +86,6 @@ export function capabilitiesOf(profile: ModelProfile): ProviderCapabilities {
     tools: profile.tools,
     parallelToolCalls: profile.parallelToolCalls,
     contextWindow: profile.contextWindow,
+    outputReserve: outputReserveOf(profile),
   };
 }

@@ -12,6 +12,8 @@ export interface ProviderCapabilities {
   parallelToolCalls: boolean;
   /** Context window in tokens. */
   contextWindow: number;
+  /** Tokens of the window kept free for the answer (the context engine fills at most the rest); absent: 0. */
+  outputReserve?: number;
 }
 
 export interface ProviderToolCall {

@@ -10,6 +10,12 @@ export const ModelOverride = z
     parallelToolCalls: z.boolean().optional().describe('Several tool calls per turn'),
     contextWindow: z.number().int().positive().optional().describe('Context window in tokens'),
     maxOutputTokens: z.number().int().positive().optional().describe('Answer token limit'),
+    outputReserve: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe('Tokens of the context window kept free for the answer (default: maxOutputTokens)'),
   })
   .strict();
 

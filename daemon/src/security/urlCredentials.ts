@@ -58,3 +58,19 @@ export function urlCredentialSecrets(text: string): string[] {
 export function hasUrlPassword(text: string): boolean {
   return /[a-z][a-z0-9+.-]*:\/\/[^/?#\s@:]*:[^/?#\s@]+@/i.test(text);
 }
+
+/** `scheme://user:password@` anywhere in a text. */
+const URL_WITH_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^/?#\s@:]*:)[^/?#\s@]+@/gi;
+/** `http(s)://token@`: over HTTP a lone user name is usually a token (over ssh, `git@` is not). */
+const HTTP_URL_WITH_USER = /(https?:\/\/)[^/?#\s@:]+@/gi;
+
+/**
+ * The text with the secret part of every URL credential replaced by
+ * `[redacted]`: for what the daemon shows before it could learn the values
+ * (a tool call's argument preview is made as the model's call arrives).
+ */
+export function maskUrlCredentials(text: string): string {
+  return text
+    .replace(URL_WITH_PASSWORD, '$1[redacted]@')
+    .replace(HTTP_URL_WITH_USER, '$1[redacted]@');
+}

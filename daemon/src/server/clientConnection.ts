@@ -27,6 +27,7 @@ import {
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import { RpcError, rpcErrors } from '../rpcError.js';
+import { daemonSecrets } from '../security/secretRedactor.js';
 import type { ClientPeer } from '../session/clientPeer.js';
 import { eventForClient } from './v1Events.js';
 import type { EventSubscriber, SessionEvent } from '../session/eventBus.js';
@@ -171,7 +172,10 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
     const onAbort = (): void => source.cancel();
     if (cancel.aborted) onAbort();
     else cancel.addEventListener('abort', onAbort, { once: true });
-    return this.connection.sendRequest(descriptor.method, params, source.token).finally(() => {
+    // Like every event (eventBus), a request carries no secret the daemon knows of (security.md#secrets):
+    // a tool call's arguments may hold one, e.g. credentials in a web_fetch URL.
+    const redacted = daemonSecrets.redactDeep(params);
+    return this.connection.sendRequest(descriptor.method, redacted, source.token).finally(() => {
       cancel.removeEventListener('abort', onAbort);
       source.dispose();
     });

@@ -9,10 +9,12 @@ import type { TurnToolsProvider, TurnToolsRequest } from '../tools/toolset.js';
 import type { ToolCatalogueSource } from '../tools/catalogue.js';
 import { lazyToolCatalogue } from '../tools/lazyCatalogue.js';
 import { DAEMON_TOOL_NAMES } from '../tools/toolNames.js';
+import { isMcpToolName } from '../tools/mcp/mcpToolNames.js';
 import type { Logger } from '../logging/logger.js';
 import { daemonSecrets } from '../security/secretRedactor.js';
 import { startupSecrets } from '../security/startupSecrets.js';
 import { configureSandbox } from '../tools/sandbox/sandboxSettings.js';
+import { configureWebFetch } from '../tools/web/webFetchSettings.js';
 import { SessionManager } from '../session/sessionManager.js';
 import type { Store } from '../store/index.js';
 import { limitsByKind } from '../agent/budgetLimits.js';
@@ -39,7 +41,10 @@ export async function createDaemonContext(
   options: DaemonOptions,
 ): Promise<{ context: DaemonContext; store: Store }> {
   const { config, log } = options;
-  const unknown = config.alwaysAsk.filter((name) => !DAEMON_TOOL_NAMES.includes(name));
+  // MCP tools are known only once their servers run: any mcp__ name may be listed.
+  const unknown = config.alwaysAsk.filter(
+    (name) => !DAEMON_TOOL_NAMES.includes(name) && !isMcpToolName(name),
+  );
   if (unknown.length > 0) {
     throw new ConfigError(
       `alwaysAsk names unknown tools: ${unknown.join(', ')} (known: ${DAEMON_TOOL_NAMES.join(', ')})`,
@@ -49,11 +54,12 @@ export async function createDaemonContext(
   // these, and every command runs with these settings.
   daemonSecrets.add(...startupSecrets(config, process.env));
   configureSandbox({ ...config.sandbox, dataDir: config.dataDir });
+  configureWebFetch(config.webFetch);
   // SQLite loads here, for `arbor daemon` only: --version and --help never touch it.
   const { openStore, EVENT_RETENTION } = await import('../store/index.js');
   const store = openStore(config.dataDir);
   try {
-    const agent = lazyAgent(options);
+    const agent = lazyAgent(options, store);
     const sessions = new SessionManager({
       store,
       turnRunner: agent.turnRunner,
@@ -91,7 +97,10 @@ export async function createDaemonContext(
  * not at startup: cold start stays fast, and a broken agent fails one turn
  * with a clear error instead of the whole daemon.
  */
-function lazyAgent({ config, log }: DaemonOptions): {
+function lazyAgent(
+  { config, log, daemonVersion }: DaemonOptions,
+  store: Store,
+): {
   turnRunner: () => Promise<TurnRunner>;
   toolsets: TurnToolsProvider;
   tools: ToolCatalogueSource;
@@ -100,10 +109,11 @@ function lazyAgent({ config, log }: DaemonOptions): {
   // Loaded with the agent; a session asks for tools only after its runner is loaded.
   let loaded: TurnToolsProvider | undefined;
   const toolsets: TurnToolsProvider = {
-    forTurn: (request: TurnToolsRequest) => {
+    forTurn: async (request: TurnToolsRequest) => {
       if (loaded === undefined) throw new Error('the workspace tools are not loaded yet');
       return loaded.forTurn(request);
     },
+    serversOf: (sessionId: string) => loaded?.serversOf(sessionId),
     release: (sessionId) => loaded?.release(sessionId),
   };
   const turnRunner = (): Promise<TurnRunner> => {
@@ -111,17 +121,30 @@ function lazyAgent({ config, log }: DaemonOptions): {
       import('../agent/index.js'),
       import('../permissions/permissionGate.js'),
       import('../tools/toolset.js'),
+      import('../tools/mcp/mcpHub.js'),
     ])
-      .then(([agent, permissions, tools]) => {
-        loaded ??= new tools.SessionToolsets({
-          log: (message) => log.info(`tools: ${message}`),
-        });
+      .then(([agent, permissions, tools, mcp]) => {
+        if (loaded === undefined) {
+          const hub = new mcp.McpHub({
+            config: config.mcp,
+            clientVersion: daemonVersion,
+            log: (level, message) => log.log(level, `mcp: ${message}`),
+          });
+          // Server processes must not outlive the daemon, however it exits.
+          process.once('exit', () => hub.killAll());
+          loaded = new tools.SessionToolsets({
+            log: (message) => log.info(`tools: ${message}`),
+            mcp: hub,
+          });
+        }
         return agent.createTurnRunner({
           budgets: config.budgets,
           defaultModel: config.model,
           subtaskModel: config.subtaskModel,
           scriptPath: config.script,
           providers: config.providers,
+          context: config.context,
+          sessionContext: (sessionId) => store.context.of(sessionId),
           log: (level, message) => log.log(level, `agent: ${message}`),
           gate: permissions.createPermissionGate({
             alwaysAsk: config.alwaysAsk,

@@ -26,7 +26,7 @@ export function serveStdio(context: DaemonContext): ClientConnection {
 }
 
 /** Any stray console output (ours or a library's) would corrupt the frame stream. */
-function guardStdout(): void {
+export function guardStdout(): void {
   const toStderr = (...args: unknown[]): void => {
     process.stderr.write(args.map(String).join(' ') + '\n');
   };

@@ -445,11 +445,12 @@ export class Session {
         permissionMode: () => this.info.permissionMode,
         history,
         ...(this.deps.toolsets && {
-          tools: this.deps.toolsets.forTurn({
+          tools: await this.deps.toolsets.forTurn({
             sessionId: this.id,
             workspaceRoot: this.info.workspaceRoot,
             chatContext: this.info.chatContext,
             sender: this.peers.get(running.senderId),
+            signal: abort.signal,
           }),
         }),
         approvals: { grants: this.grants, broker: this.approvals },

@@ -32,5 +32,6 @@ export type {
 } from './store.js';
 export { StoreError, type StoreErrorCode } from './storeError.js';
 export { digestArgs } from './argsDigest.js';
+export { ContextTables } from './contextTables.js';
 export { DATABASE_FILE_NAME, DATABASE_FILE_MODE, DATA_DIR_MODE } from './dataDir.js';
 export { MIGRATIONS, SCHEMA_VERSION, type Migration } from './migrations.js';

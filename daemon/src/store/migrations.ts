@@ -130,6 +130,38 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE turns ADD COLUMN cost TEXT;          -- JSON StoredTurnCost; NULL: none sent, or before version 5
     `,
   },
+  {
+    version: 6,
+    description: 'per-model prompt-cache writes (Usage.cacheWriteInputTokens, protocol 1.1)',
+    sql: `
+      ALTER TABLE turn_usage ADD COLUMN cache_write_input_tokens INTEGER;  -- NULL: none reported, or before version 6
+    `,
+  },
+  {
+    version: 7,
+    description:
+      'the context engine: artifacts (tool results kept out of the model context) and each turn as the model saw it',
+    sql: `
+      CREATE TABLE artifacts (
+        id           TEXT PRIMARY KEY,            -- art_<uuid>, named in the reduced text
+        session_id   TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        turn_id      TEXT NOT NULL,
+        tool_call_id TEXT NOT NULL,
+        content      TEXT NOT NULL,               -- the full tool result
+        tokens       INTEGER NOT NULL,            -- its size as the engine counted it
+        reduced      TEXT NOT NULL,               -- what the model was given instead (reduced or offloaded)
+        created_at   TEXT NOT NULL
+      );
+      CREATE INDEX artifacts_by_session ON artifacts (session_id);
+
+      CREATE TABLE turn_contexts (
+        turn_id    TEXT PRIMARY KEY REFERENCES turns (id) ON DELETE CASCADE,
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        messages   TEXT NOT NULL                  -- JSON: the turn's provider messages, reduced where they were sent so
+      );
+      CREATE INDEX turn_contexts_by_session ON turn_contexts (session_id);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -44,6 +44,7 @@ import { DiskReserve } from './diskReserve.js';
 import { migrate } from './migrations.js';
 import { decodeSessionCursor, encodeSessionCursor } from './sessionCursor.js';
 import { StoreError } from './storeError.js';
+import { ContextTables } from './contextTables.js';
 import { replayTurn, type StoredEventRow } from './turnReplay.js';
 
 /** The file in the data dir that keeps disk space for a full disk's last writes (diskReserve.ts). */
@@ -243,6 +244,7 @@ interface UsageRow {
   input_tokens: number;
   output_tokens: number;
   cached_input_tokens: number | null;
+  cache_write_input_tokens: number | null;
   reasoning_tokens: number | null;
   cost: number | null;
 }
@@ -270,6 +272,7 @@ export class Store {
   private readonly appendsSincePrune = new Map<string, number>();
   private readonly sql;
   private readonly reserve: DiskReserve;
+  private contextTables: ContextTables | undefined;
   private onReserve: string | undefined;
 
   /** Use openStore(). */
@@ -329,9 +332,9 @@ export class Store {
       insertTree: p(`INSERT INTO trees (message_id, snapshot) VALUES (?, ?)`),
       insertUsage:
         p(`INSERT INTO turn_usage (turn_id, provider, model, calls, input_tokens, output_tokens,
-                        cached_input_tokens, reasoning_tokens, cost)
+                        cached_input_tokens, cache_write_input_tokens, reasoning_tokens, cost)
                       VALUES (@turnId, @provider, @model, @calls, @inputTokens, @outputTokens,
-                        @cachedInputTokens, @reasoningTokens, @cost)`),
+                        @cachedInputTokens, @cacheWriteInputTokens, @reasoningTokens, @cost)`),
       usageOfTurn: p(`SELECT * FROM turn_usage WHERE turn_id = ? ORDER BY rowid`),
       messagesOf: p(`SELECT m.id, m.turn_id, m.role, m.content, m.created_at, m.provider_fields,
                        m.parts, t.status, t.usage, t.cost, tr.snapshot
@@ -523,6 +526,7 @@ export class Store {
           inputTokens: entry.usage.inputTokens,
           outputTokens: entry.usage.outputTokens,
           cachedInputTokens: entry.usage.cachedInputTokens ?? null,
+          cacheWriteInputTokens: entry.usage.cacheWriteInputTokens ?? null,
           reasoningTokens: entry.usage.reasoningTokens ?? null,
           cost: entry.cost,
         });
@@ -698,6 +702,17 @@ export class Store {
   /** seq of the session's newest stored event, 0 when none: the session manager continues from it. */
   lastSeq(sessionId: string): number {
     return this.sql.lastSeq.get(sessionId) as number;
+  }
+
+  /** The context engine's per-session artifacts and turn transcripts (store/contextTables.ts). */
+  get context(): ContextTables {
+    this.contextTables ??= new ContextTables(
+      this.db,
+      (fn) => this.write(fn),
+      () => this.timestamp(),
+      () => this.diskFull !== undefined,
+    );
+    return this.contextTables;
   }
 
   close(): void {
@@ -901,6 +916,9 @@ function toModelCost(row: UsageRow): ModelCost {
       inputTokens: row.input_tokens,
       outputTokens: row.output_tokens,
       ...(row.cached_input_tokens !== null ? { cachedInputTokens: row.cached_input_tokens } : {}),
+      ...(row.cache_write_input_tokens !== null
+        ? { cacheWriteInputTokens: row.cache_write_input_tokens }
+        : {}),
       ...(row.reasoning_tokens !== null ? { reasoningTokens: row.reasoning_tokens } : {}),
     },
     cost: row.cost,

@@ -9,16 +9,27 @@
  * Loaded with the agent (lazyToolCatalogue): it imports the workspace tools.
  */
 import { tmpdir } from 'node:os';
-import type { ChatContext, PermissionMode, ToolInfo, ToolPermission } from '@arbor/protocol';
+import type {
+  ChatContext,
+  PermissionMode,
+  ToolInfo,
+  ToolPermission,
+  ToolsListResult,
+} from '@arbor/protocol';
 import { RUN_SUBTASK, runSubtaskTool } from '../agent/subtaskTools.js';
 import { decideCall, knownCategory } from '../permissions/permissionMatrix.js';
 import { MEMORY_TOOLS } from './memory.js';
+import { readArtifactTool } from './readArtifact.js';
 import { toolDefinition, type Tool } from './tool.js';
 import type { ToolSender, TurnToolsProvider } from './toolset.js';
 import { createWorkspaceTools, openWorkspace } from './workspace/index.js';
 
 /** The agent's own tools, first in every root loop's belt (unifiedTurnRunner.ts). */
-export const AGENT_TOOLS: readonly Tool[] = [runSubtaskTool as Tool, ...MEMORY_TOOLS];
+export const AGENT_TOOLS: readonly Tool[] = [
+  runSubtaskTool as Tool,
+  ...MEMORY_TOOLS,
+  readArtifactTool as Tool,
+];
 
 /**
  * Calls the agent loop carries out itself, never through the permission gate
@@ -91,17 +102,23 @@ export class ToolCatalogue {
     return builtinTools(this.extraTools).map((tool) => describeTool(tool));
   }
 
-  /** tools/list with a session: what a turn of `sender` would offer, with each verdict. */
-  forSession(query: SessionToolsQuery): ToolInfo[] {
-    const sessionTools = this.options.toolsets.forTurn({
+  /**
+   * tools/list with a session: what a turn of `sender` would offer, with each
+   * verdict, and the tool servers those tools come from.
+   */
+  async forSession(query: SessionToolsQuery): Promise<ToolsListResult> {
+    const { toolsets } = this.options;
+    const sessionTools = await toolsets.forTurn({
       sessionId: query.sessionId,
       workspaceRoot: query.workspaceRoot,
       chatContext: query.chatContext,
       sender: query.sender,
     });
-    return composeTurnTools(this.extraTools, sessionTools).map((tool) =>
+    const tools = composeTurnTools(this.extraTools, sessionTools).map((tool) =>
       describeTool(tool, this.permissionOf(tool, query.permissionMode)),
     );
+    const servers = toolsets.serversOf(query.sessionId);
+    return { tools, ...(servers === undefined ? {} : { servers }) };
   }
 
   /** The gate's verdict before grants and protected paths, which depend on the call. */

@@ -7,6 +7,7 @@
 import type { NotificationDescriptor, ParamsOf, ToolCategory } from '@arbor/protocol';
 import { z } from 'zod';
 import type { ToolDefinition } from '../providers/provider.js';
+import type { ArtifactStore } from '../agent/context/artifacts.js';
 import type { TurnMemory } from './memory.js';
 
 /** A session event a tool sends (plan/update), minus what the session stamps on. */
@@ -20,6 +21,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The turn's shared memory, the same at every depth. */
   memory: TurnMemory;
+  /** The session's artifacts (tool results kept out of the context), for read_artifact. */
+  artifacts?: ArtifactStore;
   workspaceRoot: string;
   turnId: string;
   /** The tree node of this call. */
@@ -29,6 +32,11 @@ export interface ToolContext {
   depth: number;
   /** Sends a session event in order with the turn's other events (todo_write's plan/update). */
   emit<D extends NotificationDescriptor>(descriptor: D, params: ToolEventParams<D>): void;
+  /**
+   * Shows how far a running call is (an MCP server's progress) as its node's
+   * result preview until the result replaces it: the tree has no progress field.
+   */
+  progress?(text: string): void;
 }
 
 /** What the model sees. A plain string is a successful result. */

@@ -17,6 +17,10 @@ import {
   MAX_READ_BYTES,
 } from './workspace/fileTools.js';
 import { MAX_COMMAND_OUTPUT_BYTES } from './workspace/runCommand.js';
+import { ARTIFACT_PAGE_CHARS, MAX_ARTIFACT_PAGE_CHARS, READ_ARTIFACT } from './readArtifact.js';
+import { CONNECT_TIMEOUT_MS, MAX_REDIRECTS, TOTAL_TIMEOUT_MS } from './web/fetchPage.js';
+import { LINES_PER_FILE } from './search/searchCode.js';
+import { MAX_INDEXED_FILE_BYTES } from './search/workspaceIndex.js';
 
 export interface ToolDoc {
   /**
@@ -90,6 +94,17 @@ export const BUILTIN_TOOL_DOCS: Readonly<Record<string, ToolDoc>> = {
     errors: [],
     notes: ['Values are strings. Category `read`: it changes nothing outside the turn.'],
   },
+  [READ_ARTIFACT]: {
+    result: `A page of the artifact: a line \`[artifact <id>: characters <start>–<end> of <total>; more: read_artifact {"id": "<id>", "offset": <end>}]\` (or \`; this is the end\`), then the text. \`length\` defaults to ${ARTIFACT_PAGE_CHARS} and is at most ${MAX_ARTIFACT_PAGE_CHARS} characters.`,
+    errors: [
+      '`No artifact "<id>" in this session.`',
+      '`Offset <offset> is past the end of artifact <id> (<total> characters).`',
+    ],
+    notes: [
+      'Artifacts are tool results the context engine kept out of the conversation: one larger than its offload threshold (the model gets a preview ending in `[offloaded: …]`), or an older one replaced by a reduced version (`[reduced: N tokens, full result kept as artifact <id>]`) when a request had to shrink to fit the model’s context window.',
+      'Artifacts belong to the session and are stored with it: they outlive the turn and a daemon restart.',
+    ],
+  },
   read_file: {
     arguments: { path: 'The file to read' },
     result: `The file’s text (UTF-8). When only part of it is returned — \`offset\`/\`limit\` given, or the ${MAX_READ_BYTES}-byte cap per call reached — the text is followed by a line \`[lines <first>-<last> of <total>; pass offset and limit for other lines]\`.`,
@@ -139,6 +154,18 @@ export const BUILTIN_TOOL_DOCS: Readonly<Record<string, ToolDoc>> = {
       'Skips binary files and files over 2 MiB; `.git`, `node_modules` and `.gitignore`d paths as for glob.',
     ],
   },
+  search_code: {
+    result: `One line per matching line, \`<file>:<line>: <text>\` (file relative to the workspace root, line 1-based, text trimmed and cut at 200 characters), files best first (bm25) and at most ${LINES_PER_FILE} lines per file; \`<file>: (the terms are on different lines)\` when a file holds every term but no line holds one. At most \`limit\` lines, then \`[… more files match; narrow the query or raise limit]\`; \`No matches.\` when no file matches.`,
+    errors: [
+      '`search terms need at least 3 characters each (<terms> is shorter); use grep for shorter patterns`',
+      CONFINED,
+    ],
+    notes: [
+      'A file matches when it contains every term of `query` (split at spaces) as a case-insensitive substring: the index is an SQLite FTS5 trigram index, kept in `<dataDir>/search/`, one per workspace root.',
+      `The first call for a workspace builds its index (in batches, other work going on in between) and waits for it; later calls first re-index what a watcher on the indexed directories saw change. Skips \`.git\`, \`node_modules\`, \`.gitignore\`d paths, symbolic links, binary files and files over ${MAX_INDEXED_FILE_BYTES} bytes. A restarted daemon re-reads only files whose modification time or size changed.`,
+      '`path` limits results to a directory, `glob` to matching files (as grep’s `include`).',
+    ],
+  },
   write_file: {
     arguments: { path: 'The file to write', content: 'The whole new content (UTF-8)' },
     result:
@@ -186,6 +213,39 @@ export const BUILTIN_TOOL_DOCS: Readonly<Record<string, ToolDoc>> = {
       'Runs `/bin/sh -c <command>` with no stdin, in its own process group: a timeout or a cancelled turn stops everything it started.',
       'An allow-for-session grant covers the same command line only.',
       'Where a sandbox works, the command can write only the workspace and a private /tmp, has no network unless configured, and sees no credentials ([security.md](security.md)).',
+    ],
+  },
+  apply_patch: {
+    result:
+      '`Applied the patch to <n> file(s):` then one line per file: `- created <path> (+<added> -<removed>)`, `- modified <path> (+<added> -<removed>)`, `- deleted <path>`, `- renamed <from> to <path> (+<added> -<removed>)`.',
+    errors: [
+      '`the patch cannot be read: <reason>; give a unified diff: …`, `the patch changes no file; …`, `a hunk has no file header; …` — also for binary changes and copies, which are not supported.',
+      'Any file that cannot be patched: `The patch was not applied; nothing was changed.` followed by one entry per such file — a refused path, a stale file, `<path> already exists; …`, `<path> does not exist; …`, `<path>: the patch deletes the file, but its hunks do not remove all of its content` — or, per hunk that does not apply: `<path>: hunk <i> of <n> does not apply: @@ -<l>,<n> +<l>,<n> @@`, the lines it expected (context and removed lines) and the lines found at that line of the file, each shown as `    |<line>`.',
+      STALE,
+      CONFINED,
+      FILE_SYSTEM,
+    ],
+    notes: [
+      'Parsed and applied with the `diff` package: hunks match exactly (whitespace included), searched near the line their header names; line-ending differences between patch and file are tolerated. File names drop the `a/` and `b/` prefixes of git diffs; `/dev/null` on the old side creates a file, on the new side deletes one (its hunks must remove all of its content); git `rename from`/`rename to` headers rename.',
+      'All or nothing: every file is checked and patched in memory before anything is written; should writing fail midway, the files already written are put back.',
+      'The approval request shows the whole patch (the call’s `patch` argument). A patch touching `.git/` or the daemon’s data directory asks even in `auto`.',
+    ],
+  },
+  web_fetch: {
+    result:
+      'A first line `<final url>[ (redirected from <url>)]: HTTP <status> <reason>, <content type>, <n> bytes[, cut at maxBytes <maxBytes>]`, an empty line, then the content: HTML as Markdown (the main article Readability finds, else the whole body, headed by the page title), `text/*` and JSON as text (decoded with the charset the server names). A body longer than `maxBytes` is cut there and ends with `[… cut: only the first <maxBytes> bytes were downloaded; pass a larger maxBytes for more]`. Credentials written into the URL never appear in it.',
+    errors: [
+      'A status outside 200–299: the same result, marked as an error.',
+      '`not a valid absolute URL: <url>`; `refused: <scheme> URLs are not fetched; web_fetch reaches http and https only`',
+      '`refused: <address> is a loopback, private, link-local or otherwise non-public address; web_fetch only reaches the public internet` — also `refused: <host> resolves to <addresses>, …` and for any redirect leading there.',
+      '`refused: the content type is <type>; web_fetch returns only HTML (as Markdown), text and JSON` (after the first line)',
+      `\`too many redirects (more than ${MAX_REDIRECTS}): <url> -> …\``,
+      `\`could not connect to <host> within ${CONNECT_TIMEOUT_MS / 1000} s\`, \`<url> did not answer within ${TOTAL_TIMEOUT_MS / 1000} s\`, \`<host> was not found (DNS)\`, \`<url> could not be fetched: <reason>\``,
+    ],
+    notes: [
+      'Addresses are checked on the address each connection actually uses, so a name that resolves differently later (DNS rebinding) is refused too. Refused: IPv4 0/8, 10/8, 100.64/10, 127/8, 169.254/16, 172.16/12, 192.0.0/24, 192.168/16, 198.18/15, 224/4, 240/4; IPv6 ::, ::1, fe80::/10, fec0::/10, fc00::/7, ff00::/8, and IPv4-mapped forms of the IPv4 ranges. The config settings `webFetch.allowPrivateNetworks` (all of them) and `webFetch.privateNetworkAllowlist` (listed addresses and CIDR subnets) lift this.',
+      `At most ${MAX_REDIRECTS} redirects are followed, each checked again (scheme and address). Credentials in the URL are sent as Basic authorization to that URL’s origin only, never to another host a redirect leads to; they are treated as secrets from the call on ([security.md](security.md)).`,
+      'An allow-for-session grant covers the same origin (scheme, host, port).',
     ],
   },
   todo_write: {

@@ -8,6 +8,7 @@ export const AGENT_TOOL_NAMES = [
   'memory_list',
   'memory_read',
   'memory_write',
+  'read_artifact',
 ] as const;
 
 export const WORKSPACE_TOOL_NAMES = [
@@ -15,9 +16,12 @@ export const WORKSPACE_TOOL_NAMES = [
   'list_dir',
   'glob',
   'grep',
+  'search_code',
   'write_file',
   'edit_file',
+  'apply_patch',
   'run_command',
+  'web_fetch',
   'todo_write',
 ] as const;
 

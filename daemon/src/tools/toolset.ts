@@ -1,12 +1,14 @@
 /**
  * Composes a session's tools for each turn, on the daemon's side only (the
  * client sends no tool list): the workspace tools bound to the session's
- * root, plus — in `editor` chat context — the client tools declared by the
- * client that sent the turn's chat/send. A client tool named like one of the
- * daemon's own is not offered (the daemon's tool wins).
+ * root, the tools of the workspace's MCP servers (started on the first turn
+ * that asks, hence async), plus — in `editor` chat context — the client tools
+ * declared by the client that sent the turn's chat/send. A client tool named
+ * like one of the daemon's own or an MCP tool is not offered (those win).
  */
-import type { ChatContext, ClientToolDeclaration } from '@arbor/protocol';
+import type { ChatContext, ClientToolDeclaration, ToolServer } from '@arbor/protocol';
 import { createClientTools, type ClientToolHost } from './clientTools.js';
+import type { McpHub } from './mcp/mcpHub.js';
 import type { Tool } from './tool.js';
 import { DAEMON_TOOL_NAMES } from './toolNames.js';
 import { createWorkspaceTools } from './workspace/index.js';
@@ -19,7 +21,13 @@ export interface ToolSender extends ClientToolHost {
 
 /** What a session needs to get its tools for a turn. */
 export interface TurnToolsProvider {
-  forTurn(request: TurnToolsRequest): Tool[];
+  forTurn(request: TurnToolsRequest): Promise<Tool[]>;
+  /**
+   * The tool servers behind the session's last forTurn, and how each is
+   * doing (tools.md#tools-list-servers); undefined when the daemon takes no
+   * tools from servers.
+   */
+  serversOf(sessionId: string): ToolServer[] | undefined;
   release(sessionId: string): void;
 }
 
@@ -29,6 +37,8 @@ export interface TurnToolsRequest {
   chatContext: ChatContext;
   /** The client that sent the turn's chat/send, when it is still connected. */
   sender: ToolSender | undefined;
+  /** The turn's: once it aborts, servers still starting are not waited for. */
+  signal?: AbortSignal;
 }
 
 export interface SessionToolsetsOptions {
@@ -36,6 +46,8 @@ export interface SessionToolsetsOptions {
   builtinNames?: readonly string[];
   /** Watch workspaces for the stale-write guard (default true). */
   watch?: boolean;
+  /** The daemon's MCP servers; absent: no MCP tools. */
+  mcp?: McpHub;
   log?: (message: string) => void;
 }
 
@@ -44,7 +56,7 @@ export class SessionToolsets implements TurnToolsProvider {
 
   constructor(private readonly options: SessionToolsetsOptions = {}) {}
 
-  forTurn(request: TurnToolsRequest): Tool[] {
+  async forTurn(request: TurnToolsRequest): Promise<Tool[]> {
     let entry = this.workspaces.get(request.sessionId);
     if (entry === undefined || entry.workspace.root !== request.workspaceRoot) {
       const workspace = openWorkspace(request.workspaceRoot, {
@@ -54,10 +66,20 @@ export class SessionToolsets implements TurnToolsProvider {
       entry = { workspace, tools: createWorkspaceTools(workspace) };
       this.workspaces.set(request.sessionId, entry);
     }
-    const tools = [...entry.tools];
+    const mcpTools =
+      (await this.options.mcp?.toolsFor(
+        request.sessionId,
+        request.workspaceRoot,
+        request.signal,
+      )) ?? [];
+    const tools = [...entry.tools, ...mcpTools];
     const { sender } = request;
     if (request.chatContext.kind === 'editor' && sender && sender.declaredTools.length > 0) {
-      const taken = new Set<string>([...DAEMON_TOOL_NAMES, ...(this.options.builtinNames ?? [])]);
+      const taken = new Set<string>([
+        ...DAEMON_TOOL_NAMES,
+        ...(this.options.builtinNames ?? []),
+        ...mcpTools.map((tool) => tool.name),
+      ]);
       const offered = sender.declaredTools.filter((declaration) => {
         if (!taken.has(declaration.name)) return true;
         this.options.log?.(
@@ -70,16 +92,24 @@ export class SessionToolsets implements TurnToolsProvider {
     return tools;
   }
 
-  /** The session is gone: stop watching its workspace. */
+  serversOf(sessionId: string): ToolServer[] | undefined {
+    return this.options.mcp?.serversOf(sessionId);
+  }
+
+  /** The session is gone: stop watching its workspace, and its MCP servers if it was their last. */
   release(sessionId: string): void {
     const entry = this.workspaces.get(sessionId);
     this.workspaces.delete(sessionId);
     void entry?.workspace.guard.close();
+    this.options.mcp?.release(sessionId);
   }
 
   async closeAll(): Promise<void> {
     const entries = [...this.workspaces.values()];
     this.workspaces.clear();
-    await Promise.all(entries.map((e) => e.workspace.guard.close()));
+    await Promise.all([
+      ...entries.map((e) => e.workspace.guard.close()),
+      this.options.mcp?.closeAll(),
+    ]);
   }
 }

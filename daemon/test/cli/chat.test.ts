@@ -125,6 +125,25 @@ describe('arbor chat (terminal client)', function () {
       assert.equal((output.match(/^session /gm) ?? []).length, 1, 'no new chat was started');
     });
 
+    it('/tools lists what the model may call with each verdict, and names a tool server that failed', async () => {
+      const dir = tempDir();
+      const config = join(dir, 'config.json');
+      writeFileSync(
+        config,
+        JSON.stringify({ mcpServers: { missing: { command: 'arbor-test-no-such-mcp-server' } } }),
+      );
+      const run = runChat(
+        chatArgs(dir, writeScript(dir, NESTED), '--config', config, '--mode', 'default'),
+      );
+      run.child.stdin!.end('/tools\n');
+      const { code, output, stderr } = await run.exit;
+      assert.equal(code, 0, stderr);
+      assert.match(output, /^tools \(default mode\):$/m);
+      assert.match(output, /^ {2}read_file +read +runs$/m);
+      assert.match(output, /^ {2}write_file +write +asks$/m);
+      assert.match(output, /^server mcp:missing failed: command not found/m);
+    });
+
     it('prints the answer, then the nested execution tree once, without escape sequences', async () => {
       const dir = tempDir();
       const run = runChat(chatArgs(dir, writeScript(dir, NESTED), 'Survey the layers'));

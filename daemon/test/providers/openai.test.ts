@@ -158,6 +158,8 @@ describe('openai provider (real SDK, local fake API)', () => {
       tools: false,
       parallelToolCalls: true,
       contextWindow: 4096,
+      // Half the window: its 4096-token answer limit would leave no room for any input.
+      outputReserve: 2048,
     });
     const other = factories.local(parseModelRef('local:qwen@http://127.0.0.1:1/v1'));
     assert.equal(other.capabilities.tools, true, 'agent mode stays on for local models by default');

@@ -68,7 +68,12 @@ export const byModel: ModelCost[] = [
     provider: 'openai',
     model: 'gpt-4.1',
     calls: 2,
-    usage: { inputTokens: 1000, outputTokens: 300, cachedInputTokens: 800 },
+    usage: {
+      inputTokens: 1000,
+      outputTokens: 300,
+      cachedInputTokens: 800,
+      cacheWriteInputTokens: 120,
+    },
     cost: 0.0042,
   },
   {

@@ -368,7 +368,7 @@ describe('tools/list', function () {
       const sessionId = await newSession(client, 'plan');
       const tools = await listTools(client, { sessionId });
       const names = tools.map((t) => t.name);
-      assert.equal(names.indexOf('lookup_docs'), 4, names.join(', '));
+      assert.equal(names.indexOf('lookup_docs'), 5, names.join(', '));
       assert.equal(byName(tools).get('lookup_docs')?.permission, 'block');
     });
 

@@ -340,7 +340,8 @@ export class ChatController extends Disposable {
     try {
       const tools = await ToolCatalogue.load(client, sessionId);
       // A session switch while the list was on its way: that session posts its own.
-      if (this.#sessionId === sessionId) this.#post({ type: 'tools', tools: tools.list() });
+      if (this.#sessionId === sessionId)
+        this.#post({ type: 'tools', tools: tools.list(), servers: [...tools.servers] });
     } catch (error) {
       // Cards fall back to the raw argument preview.
       this.output.appendLine(`[chat] tools/list failed: ${String(error)}`);

@@ -22,6 +22,7 @@ import {
   StopReason,
   StoredPart,
   ToolInfo,
+  ToolServer,
   TurnState,
   Usage,
 } from '@arbor/protocol';
@@ -140,7 +141,12 @@ const hostMessages = [
   }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), message: z.string() }),
   /** The session's tools (tools/list): what cards show as each call's category and subject. */
-  z.object({ type: z.literal('tools'), tools: z.array(ToolInfo) }),
+  z.object({
+    type: z.literal('tools'),
+    tools: z.array(ToolInfo),
+    /** The session's tool servers (MCP): the view says which are not ready, and why. */
+    servers: z.array(ToolServer).optional(),
+  }),
   /** Commands run from VS Code that act inside the view. */
   z.object({ type: z.literal('focusComposer') }),
 ] as const;

@@ -192,6 +192,29 @@ describe('chat webview in headless Chromium', function () {
     assert.equal(await h.page.locator('[data-node-id="u"]').getAttribute('data-category'), null);
   });
 
+  it('tool servers that are not ready are named with why; ready ones are not', async () => {
+    await h.send({
+      type: 'tools',
+      tools: [],
+      servers: [
+        { origin: 'mcp:docs', status: 'ready', toolCount: 3 },
+        { origin: 'mcp:browser', status: 'error', message: 'command not found' },
+        { origin: 'mcp:repo', status: 'disabled', message: '.arbor/mcp.json is not trusted' },
+      ],
+    });
+    const lines = h.page.locator('.tool-servers .tool-server');
+    assert.equal(await lines.count(), 2);
+    assert.equal(await lines.nth(0).getAttribute('data-origin'), 'mcp:browser');
+    assert.equal(await lines.nth(0).innerText(), 'mcp:browser\nfailed\ncommand not found');
+    assert.match(
+      await lines.nth(1).innerText(),
+      /mcp:repo\s+not started\s+\.arbor\/mcp\.json is not trusted/,
+    );
+    // Another session whose servers are all ready: the line goes away.
+    await h.send({ type: 'tools', tools: [], servers: [{ origin: 'mcp:docs', status: 'ready' }] });
+    assert.equal(await h.page.locator('.tool-servers').isVisible(), false);
+  });
+
   it('model picker: a pick asks the host; the label says whether the chat goes on', async () => {
     await h.send({
       type: 'models',

@@ -223,7 +223,7 @@ export class ChatModel {
         return;
       }
       case 'tools':
-        this.tools = new ToolCatalogue(message.tools);
+        this.tools = new ToolCatalogue(message.tools, message.servers);
         // Every card's header may read differently now; this comes once per session.
         this.#dirty.all = true;
         return;

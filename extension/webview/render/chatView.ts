@@ -3,7 +3,7 @@
  * transcript of turns, the plan, and the composer. `render(dirty)` runs once
  * per animation frame with what changed since the previous frame.
  */
-import type { ExecutionTreeNode, PermissionMode } from '@arbor/protocol';
+import type { ExecutionTreeNode, PermissionMode, ToolServerStatus } from '@arbor/protocol';
 import type { WebviewMessage } from '../../src/shared/messages.js';
 import type { ApprovalModel, ChatModel, Dirty, TurnModel } from '../model/chatModel.js';
 import { PLAN_ICON, expandedByDefault, formatCost } from '../model/format.js';
@@ -14,6 +14,14 @@ import { syncFlow } from './flowView.js';
 import { TurnView } from './turnView.js';
 
 export type Post = (message: WebviewMessage) => void;
+
+/** How a tool server that is not ready reads (ready servers are not shown). */
+const SERVER_STATUS: Record<ToolServerStatus, string> = {
+  starting: 'starting…',
+  ready: 'ready',
+  error: 'failed',
+  disabled: 'not started',
+};
 
 const MODES: { value: PermissionMode; label: string; title: string }[] = [
   { value: 'plan', label: 'Plan', title: 'Only read tools run' },
@@ -30,6 +38,7 @@ export class ChatView {
   readonly #transcript: HTMLElement;
   readonly #empty: HTMLElement;
   readonly #banner: HTMLElement;
+  readonly #servers: HTMLElement;
   readonly #title: HTMLElement;
   readonly #history: HTMLElement;
   readonly #historyButton: HTMLButtonElement;
@@ -81,6 +90,10 @@ export class ChatView {
     });
     this.#history.hidden = true;
     this.#banner = h('div', { className: 'banner', attrs: { role: 'status' } });
+    this.#servers = h('div', {
+      className: 'tool-servers',
+      attrs: { role: 'status', 'aria-label': 'Tool servers' },
+    });
     this.#empty = h('div', {
       className: 'empty',
       text: 'Ask Arbor anything about this workspace.',
@@ -175,6 +188,7 @@ export class ChatView {
       h('header', { className: 'toolbar' }, this.#historyButton, this.#title, newChat),
       this.#history,
       this.#banner,
+      this.#servers,
       this.#transcript,
       this.#plan,
       this.#live,
@@ -444,6 +458,28 @@ export class ChatView {
     );
   }
 
+  /** Tool servers whose tools are missing, one line each: the model cannot call them now. */
+  #renderServers(): void {
+    const missing = this.model.tools.unavailableServers();
+    this.#servers.replaceChildren(
+      ...missing.map((server) =>
+        h(
+          'div',
+          {
+            className: 'tool-server',
+            attrs: { 'data-origin': server.origin, 'data-status': server.status },
+          },
+          h('span', { className: 'tool-server-name', text: server.origin }),
+          h('span', { className: 'tool-server-status', text: SERVER_STATUS[server.status] }),
+          ...(server.message
+            ? [h('span', { className: 'tool-server-message', text: server.message })]
+            : []),
+        ),
+      ),
+    );
+    this.#servers.hidden = missing.length === 0;
+  }
+
   #renderChrome(): void {
     const m = this.model;
     setText(this.#title, m.title || 'New chat');
@@ -471,6 +507,7 @@ export class ChatView {
     setText(this.#banner, banner);
     this.#banner.hidden = banner === '';
     setAttr(this.#banner, 'data-level', level);
+    this.#renderServers();
 
     if (this.#mode.value !== m.mode) this.#mode.value = m.mode;
     const models = m.model && !m.models.includes(m.model) ? [m.model, ...m.models] : m.models;

@@ -19,17 +19,29 @@ import {
 import { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../base.js';
 import { sentBy, type NotificationDescriptor, type RequestDescriptor } from '../descriptor.js';
 import { JsonRpcErrorCodes, LspErrorCodes } from '../errors.js';
-import type { ClientCapabilities, ClientToolDeclaration, InitializeResult } from '../lifecycle.js';
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  type ClientCapabilities,
+  type ClientToolDeclaration,
+  type InitializeResult,
+} from '../lifecycle.js';
 import { Methods } from '../methods.js';
 import type { ApprovalDecision, ApprovalRequestParams } from '../approval.js';
 import { hasCapability } from './capabilities.js';
 import {
   CapabilityNotNegotiatedError,
   ClientStateError,
+  MessageTooLargeError,
   UnsupportedDaemonVersionError,
 } from './clientErrors.js';
 import { TypedEmitter, type Disposable, type Listener } from './events.js';
 import { validateMessage } from './validation.js';
+
+/** vscode-jsonrpc numbers this client's requests; no id it uses is longer. */
+const LONGEST_OWN_ID = Number.MAX_SAFE_INTEGER;
+/** A daemon's request ids are at most 200 characters (Id), each at most 6 bytes once escaped. */
+const LONGEST_DAEMON_ID = 'x'.repeat(1200);
+const utf8 = new TextEncoder();
 
 /** What the caller passes: zod input types, so defaulted fields may be left out. */
 export type ParamsInput<D extends RequestDescriptor | NotificationDescriptor> = z.input<
@@ -315,6 +327,18 @@ export class ArborClient {
     }
   }
 
+  /**
+   * Refuses, before anything is written, a message whose frame content would
+   * be longer than the daemon's maxMessageBytes (8388608 until initialize is
+   * answered). `message` is the content without `jsonrpc`, with an id at least
+   * as long as the real one, so the measure never falls short.
+   */
+  #assertFits(what: string, message: Record<string, unknown>): void {
+    const max = this.#initializeResult?.capabilities.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    const bytes = utf8.encode(JSON.stringify({ jsonrpc: '2.0', ...message })).length;
+    if (bytes > max) throw new MessageTooLargeError(what, bytes, max);
+  }
+
   async #send<D extends RequestDescriptor>(
     descriptor: D,
     params: unknown,
@@ -327,6 +351,7 @@ export class ArborClient {
       origin: 'client',
     });
     if (!checked.ok) throw checked.error;
+    this.#assertFits(method, { id: LONGEST_OWN_ID, method, params: checked.value });
     const args: unknown[] = paramsArgs(checked.value);
     if (token) args.push(token);
     const raw: unknown = await this.#connection.sendRequest(method, ...args);
@@ -350,6 +375,7 @@ export class ArborClient {
       origin: 'client',
     });
     if (!checked.ok) throw checked.error;
+    this.#assertFits(method, { method, params: checked.value });
     await this.#connection.sendNotification(method, ...paramsArgs(checked.value));
   }
 
@@ -413,6 +439,15 @@ export class ArborClient {
         if (!result.ok) {
           this.#report(result.error);
           throw new ResponseError(JsonRpcErrorCodes.InternalError, result.error.message);
+        }
+        try {
+          this.#assertFits(`the answer to ${method}`, {
+            id: LONGEST_DAEMON_ID,
+            result: result.value,
+          });
+        } catch (error) {
+          this.#report(error as MessageTooLargeError);
+          throw new ResponseError(JsonRpcErrorCodes.InternalError, (error as Error).message);
         }
         return result.value;
       },

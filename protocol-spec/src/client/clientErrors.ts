@@ -52,3 +52,20 @@ export class CapabilityNotNegotiatedError extends Error {
 export class ClientStateError extends Error {
   override readonly name = 'ClientStateError';
 }
+
+/**
+ * A message longer than the daemon accepts (`maxMessageBytes`): it was not
+ * sent, since the daemon would answer -33003 (transport.md#transport-client-respects-max).
+ */
+export class MessageTooLargeError extends Error {
+  override readonly name = 'MessageTooLargeError';
+  constructor(
+    readonly method: string,
+    readonly bytes: number,
+    readonly maxMessageBytes: number,
+  ) {
+    super(
+      `${method} not sent: its message is ${bytes} bytes, more than the daemon accepts (${maxMessageBytes})`,
+    );
+  }
+}

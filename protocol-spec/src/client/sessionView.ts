@@ -271,6 +271,7 @@ export class SessionView {
       tree: this.#tree.toSnapshot(),
       pendingApprovals: this.approvals.pending().map((a) => a.request.toolCallId),
       text: this.turnText(),
+      plan: [...this.#plan],
     };
     if (this.#permissionMode) result.permissionMode = this.#permissionMode;
     return result;

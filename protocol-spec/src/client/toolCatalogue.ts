@@ -8,25 +8,28 @@
  */
 import type { ToolCategory } from '../base.js';
 import { Methods } from '../methods.js';
-import type { ToolInfo } from '../tools.js';
+import type { ToolInfo, ToolServer } from '../tools.js';
 import type { ArborClient } from './arborClient.js';
 
 export class ToolCatalogue {
   readonly #tools = new Map<string, ToolInfo>();
+  /** The session's tool servers (tools.md#tools-list-servers); empty when the daemon reports none. */
+  readonly servers: readonly ToolServer[];
 
-  constructor(tools: readonly ToolInfo[] = []) {
+  constructor(tools: readonly ToolInfo[] = [], servers: readonly ToolServer[] = []) {
     for (const tool of tools) this.#tools.set(tool.name, tool);
+    this.servers = servers;
   }
 
   /** The session's toolset (or the built-in tools without a session); empty when the daemon cannot list tools. */
   static async load(client: ArborClient, sessionId?: string): Promise<ToolCatalogue> {
     const capability = Methods.ToolsList.capability;
     if (capability && !client.hasCapability(capability)) return new ToolCatalogue();
-    const { tools } = await client.request(
+    const { tools, servers } = await client.request(
       Methods.ToolsList,
       sessionId === undefined ? {} : { sessionId },
     );
-    return new ToolCatalogue(tools);
+    return new ToolCatalogue(tools, servers);
   }
 
   get size(): number {
@@ -40,6 +43,11 @@ export class ToolCatalogue {
   /** The listed tools, in the order the daemon listed them. */
   list(): ToolInfo[] {
     return [...this.#tools.values()];
+  }
+
+  /** The servers whose tools are missing (not ready), for a client to say why. */
+  unavailableServers(): ToolServer[] {
+    return this.servers.filter((server) => server.status !== 'ready');
   }
 
   /** The tool's category; undefined when the catalogue does not know it. */

@@ -4,6 +4,7 @@ import { ErrorCodes, Methods, type ApprovalRequestParams } from '../../src/index
 import {
   ArborClient,
   CapabilityNotNegotiatedError,
+  MessageTooLargeError,
   ProtocolValidationError,
   UnsupportedDaemonVersionError,
   type ArborClientOptions,
@@ -464,6 +465,61 @@ describe('ArborClient against a fake daemon', () => {
       assert.ok(error instanceof ResponseError);
       assert.equal(error.code, ErrorCodes.InternalError);
       assert.ok(errors[0] instanceof ProtocolValidationError && errors[0].origin === 'client');
+    });
+  });
+
+  describe("the daemon's maxMessageBytes (transport-client-respects-max)", () => {
+    const small = (): void => {
+      daemon.answers.set(Methods.Initialize.method, () => ({
+        ...DAEMON_INIT,
+        capabilities: { ...DAEMON_INIT.capabilities, maxMessageBytes: 400 },
+      }));
+    };
+
+    it('a request that would not fit is refused before anything is written; smaller ones still go', async () => {
+      small();
+      start();
+      await client.initialize();
+      const error = await rejection(
+        client.request(Methods.ChatSend, { sessionId: SESSION, text: 'x'.repeat(400) }),
+      );
+      assert.ok(error instanceof MessageTooLargeError);
+      assert.equal(error.maxMessageBytes, 400);
+      assert.ok(error.bytes > 400);
+      daemon.answers.set(Methods.ChatCancel.method, () => ({ cancelled: false }));
+      await client.request(Methods.ChatCancel, { sessionId: SESSION });
+      assert.deepEqual(daemon.methods(), ['initialize', 'initialized', 'chat/cancel']);
+    });
+
+    it('multi-byte text is measured in UTF-8 bytes, not characters', async () => {
+      small();
+      start();
+      await client.initialize();
+      // 170 UTF-16 code units, 340 bytes: fits when counted in characters, not in bytes.
+      const error = await rejection(
+        client.request(Methods.ChatSend, { sessionId: SESSION, text: '🌳'.repeat(85) }),
+      );
+      assert.ok(error instanceof MessageTooLargeError);
+    });
+
+    it('a tool result that would not fit is answered -32603 instead, and reported', async () => {
+      small();
+      start({ tools: [EDITOR_TOOL], onToolExecute: () => ({ content: 'y'.repeat(500) }) });
+      await client.initialize();
+      const error = await rejection(
+        daemon.request(Methods.ToolExecute.method, {
+          sessionId: SESSION,
+          turnId: TURN,
+          nodeId: 'n1',
+          toolCallId: 'call_9',
+          name: 'get_selection',
+          args: {},
+        }),
+      );
+      assert.ok(error instanceof ResponseError);
+      assert.equal(error.code, ErrorCodes.InternalError);
+      assert.match(error.message, /more than the daemon accepts \(400\)/);
+      assert.ok(errors.some((e) => e instanceof MessageTooLargeError));
     });
   });
 });

@@ -178,6 +178,7 @@ describe('SessionTracker over a fake daemon', () => {
       tree: { version: 1, nodes: [node('t', null)] },
       pendingApprovals: [],
       text: 'hi',
+      plan: [],
     });
   });
 

@@ -301,15 +301,24 @@ describe('SessionView: what a client shows', () => {
     view.receive(ev.tree(2, [node('t', null), node('a', 't')]));
     view.receive(ev.chunk(3, 'Done.'));
     view.receive(ev.state(4, 'requires_action'));
+    view.receive(
+      ev.plan(5, [
+        { id: 'p1', content: 'Read', status: 'in_progress' },
+        { id: 'p2', content: 'Fix', status: 'pending' },
+      ]),
+    );
+    // The whole list each time: the second replaces the first (plan-whole-list).
+    view.receive(ev.plan(6, [{ id: 'p2', content: 'Fix', status: 'in_progress' }]));
     view.approvals.add(approvalRequest('c9'));
     assert.deepEqual(view.conformanceState(), {
       sessionId: SESSION,
-      lastSeq: 4,
+      lastSeq: 6,
       state: 'requires_action',
       permissionMode: 'auto',
       tree: { version: 1, nodes: [node('t', null), node('a', 't')] },
       pendingApprovals: ['c9'],
       text: 'Done.',
+      plan: [{ id: 'p2', content: 'Fix', status: 'in_progress' }],
     });
   });
 });

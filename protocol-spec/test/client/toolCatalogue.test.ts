@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import type { ToolInfo } from '../../src/index.js';
-import { ToolCatalogue } from '../../src/client/index.js';
+import { Methods } from '../../src/index.js';
+import { ArborClient, ToolCatalogue } from '../../src/client/index.js';
+import { DAEMON_INIT, FakeDaemon } from './fakeDaemon.js';
 
 const tool = (
   name: string,
@@ -49,5 +51,39 @@ describe('ToolCatalogue (tools/list for rendering)', () => {
       catalogue.list().map((t) => t.name),
       ['grep', 'run_command', 'memory_list'],
     );
+  });
+
+  it('keeps the tool servers tools/list reported, and names those whose tools are missing', async () => {
+    const daemon = new FakeDaemon();
+    const client = new ArborClient(daemon.clientConnection);
+    daemon.answers.set(Methods.Initialize.method, () => ({
+      ...DAEMON_INIT,
+      capabilities: { ...DAEMON_INIT.capabilities, tools: {} },
+    }));
+    daemon.answers.set(Methods.ToolsList.method, () => ({
+      tools: [],
+      servers: [
+        { origin: 'mcp:docs', status: 'ready', toolCount: 0 },
+        { origin: 'mcp:browser', status: 'error', message: 'command not found' },
+        // A status of a later protocol reads as error (versioning.md#open-enums).
+        { origin: 'mcp:future', status: 'hibernating' },
+      ],
+    }));
+    try {
+      await client.initialize();
+      const loaded = await ToolCatalogue.load(client, 's_1');
+      assert.deepEqual(
+        loaded.unavailableServers().map((s) => [s.origin, s.status, s.message]),
+        [
+          ['mcp:browser', 'error', 'command not found'],
+          ['mcp:future', 'error', undefined],
+        ],
+      );
+      assert.equal(loaded.servers.length, 3);
+      assert.deepEqual(new ToolCatalogue().servers, []);
+    } finally {
+      client.dispose();
+      daemon.dispose();
+    }
   });
 });

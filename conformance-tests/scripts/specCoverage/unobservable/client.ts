@@ -13,9 +13,9 @@ export const UNOBSERVABLE_CLIENT: readonly Unobservable[] = [
     why: 'How a client renders a cost to its user is not on the wire, and ConformanceStateResult carries no cost, so no answer can reveal a null cost shown as free.',
   },
   {
-    anchor: 'plan.md#plan-session-scoped',
+    anchor: 'tools.md#tools-origin-open',
     binds: 'client',
-    why: 'What plan a client shows is not on the wire: ConformanceStateResult has no plan field. (Only the seq counting of plan/update is observable: client.plan.seq-counted.)',
+    why: 'Whether and when a client calls tools/list is its own choice: the driver convention has it attach to a session and follow it, so the suite cannot make a client read a tools/list result. (The schema keeps origin an open string, so a client validating with it accepts any value.)',
   },
   {
     anchor: 'security.md#security-token-read-by-client',

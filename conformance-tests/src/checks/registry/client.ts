@@ -168,6 +168,18 @@ export const CLIENT_CHECKS: readonly CheckDef[] = [
     'a frame of 8388608 content bytes from the daemon is read',
   ),
   c(
+    'client.transport.stderr-ignored',
+    'MUST',
+    'transport.md#transport-client-stderr',
+    "a frame on a stdio daemon's stderr is not read as protocol data",
+  ),
+  c(
+    'client.transport.respects-max',
+    'MUST',
+    'transport.md#transport-client-respects-max',
+    "once initialize is answered, no frame the client sends is longer than the daemon's maxMessageBytes",
+  ),
+  c(
     'client.transport.unknown-response-ignored',
     'MUST',
     'transport.md#transport-unknown-response-ignored',
@@ -300,6 +312,18 @@ export const CLIENT_CHECKS: readonly CheckDef[] = [
     'MUST',
     'plan.md#plan-on-change',
     'plan/update counts in seq (no gap after it), whether or not the client shows plans',
+  ),
+  c(
+    'client.plan.whole-list',
+    'MUST',
+    'plan.md#plan-whole-list',
+    'a plan/update replaces the plan the client shows, in the order given',
+  ),
+  c(
+    'client.plan.session-scoped',
+    'MUST',
+    'plan.md#plan-session-scoped',
+    'the client keeps showing the last plan when a new turn begins without a plan/update',
   ),
   c(
     'client.driver.gap-new-turn',

@@ -490,6 +490,51 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
     ),
     'sessions.md#sessions-update-on-change',
   ),
+  d(
+    'daemon.tools.servers-session-only',
+    'CAPABILITY',
+    'tools.md#tools-list-servers-session',
+    'tools/list without a session returns no servers',
+    'daemon.tools',
+  ),
+  d(
+    'daemon.tools.servers-origin',
+    'CAPABILITY',
+    'tools.md#tools-list-servers-origin',
+    'tools/list servers: each listed once; every tool with an mcp: origin comes from a ready server of that origin',
+    'daemon.tools',
+  ),
+  d(
+    'daemon.turns.chunk-node-announced',
+    'MUST',
+    'turns.md#turns-chunk-node-announced',
+    'every chat/chunk names a node a tree/update of the turn announced before it',
+  ),
+  d(
+    'daemon.turns.chunk-code-points',
+    'MUST',
+    'turns.md#turns-chunk-code-points',
+    'no chat/chunk begins or ends inside a surrogate pair',
+  ),
+  d(
+    'daemon.tree.turn-usage',
+    'MUST',
+    'tree.md#tree-usage-rollup',
+    "the turn node's last usage equals the usage of the turn's idle session/state",
+  ),
+  d(
+    'daemon.turns.text-joined',
+    'MUST',
+    'turns.md#turns-text-joined',
+    "text of a later model call joins the earlier with a blank line, in the later answer's first chunk, and is stored the same",
+  ),
+  d(
+    'daemon.sessions.set-model-stored',
+    'CAPABILITY',
+    'sessions.md#sessions-set-model-next-turn',
+    'after session/setModel, session/load gives the new model as the session’s (what serves later turns is not observable with the scripted provider)',
+    'daemon.sessions.setModel',
+  ),
   citing(
     d(
       'daemon.sessions.set-model-refused',

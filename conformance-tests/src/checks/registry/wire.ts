@@ -12,6 +12,8 @@ export const WIRE_CHECKS: readonly CheckDef[] = [
       'every message the daemon sends validates against the JSON Schema',
     ),
     'turns.md#turns-busy-no-end-fields',
+    // argsPreview and resultPreview have maxLength 500 (code points); daemon-long-preview sends 600.
+    'tree.md#tree-preview-limit',
   ),
   d(
     'daemon.wire.capability-negotiated',
@@ -31,6 +33,23 @@ export const WIRE_CHECKS: readonly CheckDef[] = [
     'transport.md#transport-stdout-frames-only',
     'in stdio mode the daemon writes nothing but frames to stdout',
   ),
+  citing(
+    d(
+      'daemon.wire.frames',
+      'MUST',
+      'transport.md#transport-content-length-required',
+      'every frame the daemon sends has one Content-Length counting its content in UTF-8 bytes, a header part of at most 8192 bytes and UTF-8 JSON content',
+    ),
+    'transport.md#transport-content-length-utf8-bytes',
+    'transport.md#transport-header-limit',
+    'transport.md#transport-content-utf8',
+  ),
+  d(
+    'daemon.wire.ids-unique',
+    'MUST',
+    'transport.md#transport-id-unique',
+    'the daemon never sends a request with the id of one of its requests still unanswered',
+  ),
   c(
     'client.wire.schema-valid',
     'MUST',
@@ -48,5 +67,22 @@ export const WIRE_CHECKS: readonly CheckDef[] = [
     'MUST',
     'transport.md#transport-response-per-request',
     'every request gets exactly one response',
+  ),
+  citing(
+    c(
+      'client.wire.frames',
+      'MUST',
+      'transport.md#transport-content-length-required',
+      'every frame the client sends has one Content-Length counting its content in UTF-8 bytes, a header part of at most 8192 bytes and UTF-8 JSON content',
+    ),
+    'transport.md#transport-content-length-utf8-bytes',
+    'transport.md#transport-header-limit',
+    'transport.md#transport-content-utf8',
+  ),
+  c(
+    'client.wire.ids-unique',
+    'MUST',
+    'transport.md#transport-id-unique',
+    'the client never sends a request with the id of one of its requests still unanswered',
   ),
 ];

@@ -35,8 +35,12 @@ export function requestedVersion(params: unknown): unknown {
   return p.protocolVersion ?? options.protocolVersion ?? 1;
 }
 
-/** The message a driver sends with chat/send in the scenario that sets ARBOR_CONFORMANCE_MESSAGE. */
-export const DRIVER_MESSAGE = 'conformance: say hello';
+/**
+ * The message a driver sends with chat/send in the scenario that sets
+ * ARBOR_CONFORMANCE_MESSAGE. Not ASCII, so that a client counting
+ * Content-Length in characters or UTF-16 code units is caught (client.wire.frames).
+ */
+export const DRIVER_MESSAGE = 'conformance: say hello — grüße, 日本語, 🌳';
 
 /** The answer the client's driver gives to approval requests, per scenario. */
 export type ApprovalPolicy = 'allow' | 'allowForSession' | 'deny' | 'ignore';
@@ -79,8 +83,17 @@ const POLICIES: Record<string, ApprovalPolicy> = {
   'client-approval-race': 'deny',
 };
 
+/** The scenario whose stdio daemon writes a well-formed frame to stderr. */
+export const STDERR_SCENARIO = 'client-daemon-stderr';
+
+/** The limit the fake daemon advertises in client-respects-max: room for the driver's own frames. */
+export const SMALL_MAX_MESSAGE_BYTES = 1024;
+
 /** Scenarios whose driver sends ARBOR_CONFORMANCE_MESSAGE once attached. */
-const MESSAGES: Record<string, string> = { 'client-driver-message': DRIVER_MESSAGE };
+const MESSAGES: Record<string, string> = {
+  'client-driver-message': DRIVER_MESSAGE,
+  'client-respects-max': `conformance: a message longer than the daemon accepts ${'.'.repeat(SMALL_MAX_MESSAGE_BYTES)}`,
+};
 
 export async function makeClientContext(
   base: ScenarioBase,
@@ -141,7 +154,8 @@ export async function makeClientContext(
     env.ARBOR_CONFORMANCE_ENDPOINT = endpoint;
     env.ARBOR_CONFORMANCE_TOKEN_FILE = tokenFile;
   } else {
-    env.ARBOR_DAEMON_COMMAND = `"${process.execPath}" "${BRIDGE}" "${bridgeSocket}"`;
+    const decoy = scenarioId === STDERR_SCENARIO ? ` --stderr-decoy "${sessionId}"` : '';
+    env.ARBOR_DAEMON_COMMAND = `"${process.execPath}" "${BRIDGE}" "${bridgeSocket}"${decoy}`;
   }
   const client: Spawned = spawnCommand(target.command, {
     env,
@@ -155,7 +169,7 @@ export async function makeClientContext(
     permissionModes: ['plan', 'default', 'auto'],
     clientTools: {},
     plan: {},
-    maxMessageBytes: 8388608,
+    maxMessageBytes: scenarioId === 'client-respects-max' ? SMALL_MAX_MESSAGE_BYTES : 8388608,
   };
   const created = new Date().toISOString();
   const sessionInfo = (): JsonObject => ({

@@ -5,6 +5,8 @@ import { toolCancel, undeclaredTool } from './clientTools.js';
 import type { ClientContext } from './context.js';
 import { driverMessage } from './driverMode.js';
 import { frameHeaders, frameLarge, frameSplit, unknownResponse } from './frameReader.js';
+import { respectsMax } from './messageSize.js';
+import { daemonStderr } from './daemonStderr.js';
 import { invalidResponse } from './invalidResponse.js';
 import { openEnums } from './openEnums.js';
 import {
@@ -23,6 +25,7 @@ import {
   cancelledTurn,
   gapNewTurn,
   planSeq,
+  planReplace,
   seqPerSession,
   sessionUpdate,
   snapshotReplay,
@@ -66,9 +69,12 @@ export const CLIENT_SCENARIOS: readonly Scenario<ClientContext>[] = [
   unknownErrorCode,
   seqPerSession,
   planSeq,
+  planReplace,
   sessionUpdate,
   cancelledTurn,
   budget,
   unknownSession,
   stateAfterApplied,
+  respectsMax,
+  daemonStderr,
 ];

@@ -348,6 +348,72 @@ export const planSeq: Scenario<ClientContext> = {
   },
 };
 
+export const planReplace: Scenario<ClientContext> = {
+  id: 'client-plan-replace',
+  role: 'client',
+  title:
+    'a plan/update with fewer entries, in another order, replaces the plan; the plan outlives its turn',
+  checks: ['client.plan.whole-list', 'client.plan.session-scoped'],
+  async run(ctx) {
+    const checks = ['client.plan.whole-list', 'client.plan.session-scoped'] as const;
+    const skip = (why: string): void => checks.forEach((check) => ctx.recorder.skip(check, why));
+    const conn = await ready(ctx);
+    if (!hasCapability(conn.negotiated, 'client.conformance')) {
+      skip('the client does not advertise capabilities.conformance');
+      return;
+    }
+    startTurn(ctx, conn);
+    const from = conn.messages.length;
+    ctx.emit(conn, Methods.PlanUpdate.method, {
+      turnId: TURN,
+      entries: [
+        { id: 'p1', content: 'Read the file', status: 'in_progress' },
+        { id: 'p2', content: 'Write the test', status: 'pending' },
+        { id: 'p3', content: 'Fix the bug', status: 'pending' },
+      ],
+    });
+    const replacement = [
+      { id: 'p3', content: 'Fix the bug first', status: 'in_progress' },
+      { id: 'p1', content: 'Read the file', status: 'completed' },
+    ];
+    ctx.emit(conn, Methods.PlanUpdate.method, { turnId: TURN, entries: replacement });
+    // A client that takes a plan/update for a gap re-attaches: client.plan.seq-counted judges that.
+    if (!(await noReattach(conn, from, checks[0]))) {
+      skip('the client re-attached after a plan/update (see client.plan.seq-counted)');
+      return;
+    }
+    // Once every event sent is applied: judging an earlier view is state-after-applied's job.
+    const shownPlan = async (check: string): Promise<string | undefined> => {
+      const state = await settledState(ctx, conn, check, (s) => s.lastSeq === ctx.lastSeq);
+      if (!state) return undefined;
+      if (state.plan === undefined) {
+        skip('the client reports no plan in _arbor/conformance/state');
+        return undefined;
+      }
+      const plan = state.plan as { id: string; content: string; status: string }[];
+      return JSON.stringify(plan.map(({ id, content, status }) => ({ id, content, status })));
+    };
+    const expected = JSON.stringify(replacement);
+    const replaced = await shownPlan(checks[0]);
+    if (replaced === undefined) return;
+    ctx.recorder.expect(
+      checks[0],
+      replaced === expected,
+      `after two plan/updates the client shows the plan ${replaced}, expected the second list exactly: ${expected}`,
+    );
+    ctx.emit(conn, Methods.SessionState.method, { state: 'idle', stopReason: 'end_turn' });
+    startTurn(ctx, conn, 'turn-2');
+    const kept = await shownPlan(checks[1]);
+    if (kept === undefined) return;
+    // Judged against what the client showed before, so a wrong replacement is whole-list's alone.
+    ctx.recorder.expect(
+      checks[1],
+      kept === replaced,
+      `a new turn began without a plan/update and the client shows the plan ${kept}, where it showed ${replaced} before`,
+    );
+  },
+};
+
 export const gapNewTurn: Scenario<ClientContext> = {
   id: 'client-gap-new-turn',
   role: 'client',

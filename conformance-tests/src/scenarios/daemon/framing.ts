@@ -48,8 +48,11 @@ export const framing: Scenario<DaemonContext> = {
   async run(ctx) {
     const r = ctx.recorder;
     const { conn } = await ctx.connect();
-    // Slow writes must not count against the daemon: it has the usual time once the frame is complete.
-    const patience = { timeoutMs: timeouts.requestMs + 5000 };
+    // Slow writes must not count against the daemon: it has the usual time once the frame is
+    // complete. Some forty 1 ms pauses can take many seconds on a loaded machine (the fixture
+    // tests run six suites at once), so the wait is generous; only a daemon that never answers
+    // ever waits it out.
+    const patience = { timeoutMs: timeouts.requestMs + 30_000 };
 
     // transport.md#transport-reassembly: one byte per write, each in its own packet.
     const split = encodeFrame(listRequest('split-1'));

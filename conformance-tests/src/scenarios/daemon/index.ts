@@ -56,10 +56,13 @@ import {
   grantScope,
 } from './approvals.js';
 import { scriptedProvider } from './scriptedProvider.js';
+import { structuredSubtasks, subtaskTools, subtasks } from './subtasks.js';
+import { budgetRules } from './budgetRules.js';
 import { sendBudgets } from './sendBudgets.js';
 import { maxTokens } from './maxTokens.js';
+import { longPreview, textJoined } from './textJoin.js';
 import { invalidResponse } from './invalidResponse.js';
-import { toolsCallable, toolsList } from './tools.js';
+import { parallelClientTools, toolServers, toolsCallable, toolsList } from './tools.js';
 import { budget, cancel, turn, twoClients } from './turns.js';
 
 export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
@@ -132,7 +135,15 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   toolsList,
   toolsCallable,
   scriptedProvider,
+  subtasks,
+  structuredSubtasks,
+  subtaskTools,
+  budgetRules,
   sendBudgets,
   maxTokens,
+  textJoined,
+  longPreview,
+  parallelClientTools,
+  toolServers,
   invalidResponse,
 ];

@@ -339,15 +339,21 @@ export const setModel: Scenario<DaemonContext> = {
   role: 'daemon',
   title:
     'session/setModel: every attached client gets session/update before the result; observers, strangers and bad models are refused',
-  checks: ['daemon.sessions.set-model-update', 'daemon.sessions.set-model-refused'],
+  checks: [
+    'daemon.sessions.set-model-update',
+    'daemon.sessions.set-model-refused',
+    'daemon.sessions.set-model-stored',
+  ],
   async run(ctx) {
     const r = ctx.recorder;
     const a = await ctx.connect('controller');
     requireDaemonCapability(a.init, 'sessions.setModel');
     const info = await newSession(ctx, a.conn);
     const { sessionId } = info;
-    const model = modelOf(info, a);
-    if (!model) throw new Skip('no model known to the daemon: session/new gave none');
+    const current = modelOf(info, a);
+    if (!current) throw new Skip('no model known to the daemon: session/new gave none');
+    // Another model of the same provider, so that storing it is a change.
+    const model = `${current}-conformance`;
 
     const refused: string[] = [];
     for (const bad of ['nocolon', 'bogusprovider:x']) {
@@ -408,6 +414,14 @@ export const setModel: Scenario<DaemonContext> = {
         !told
           ? 'the client that changed the model got no session/update with the model before the result'
           : 'the observer got no session/update with the new model',
+      );
+      const loaded = await a.conn.request(Methods.SessionLoad.method, { sessionId });
+      const stored = ((loaded?.result as JsonObject | undefined)?.session as JsonObject | undefined)
+        ?.model;
+      r.expect(
+        'daemon.sessions.set-model-stored',
+        stored === model,
+        `after session/setModel ${model}, session/load gives the session model ${JSON.stringify(stored)}`,
       );
     } else if (response)
       r.fail('daemon.sessions.set-model-update', `session/setModel got ${describe(response)}`);

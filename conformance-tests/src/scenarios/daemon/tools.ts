@@ -288,3 +288,99 @@ export const toolsCallable: Scenario<DaemonContext> = {
     }
   },
 };
+
+/**
+ * Two parallel-safe client-tool calls of one model reply, each answered after
+ * a pause: the daemon has two tool/execute requests outstanding at once on one
+ * connection, so the always-on daemon.wire.ids-unique judges its request ids
+ * (transport.md#transport-id-unique) where a reuse would matter.
+ */
+export const parallelClientTools: Scenario<DaemonContext> = {
+  id: 'daemon-parallel-client-tools',
+  role: 'daemon',
+  title: 'two client-tool calls outstanding at once: each tool/execute has its own id',
+  checks: ['daemon.wire.ids-unique'],
+  async run(ctx) {
+    const c = await ctx.connect('caller', { capabilities: CAPS, tools: DECLARED });
+    requireDaemonCapability(c.init, 'testing.scriptedProvider');
+    let outstanding = 0;
+    let most = 0;
+    c.conn.handle(Methods.ToolExecute.method, async (params) => {
+      most = Math.max(most, ++outstanding);
+      await sleep(300);
+      outstanding--;
+      return { content: `conformance: read ${String((params as JsonObject).toolCallId)}` };
+    });
+    const script = {
+      '*': [
+        {
+          toolCalls: ['a.txt', 'b.txt'].map((path, i) => ({
+            id: `conformance-parallel-${i + 1}`,
+            name: READ_TOOL.name,
+            arguments: { path },
+          })),
+        },
+        { text: 'Read both.' },
+      ],
+    };
+    const sessionId = await scriptedSession(ctx, c, script, 'auto', 'editor');
+    const turnId = await send(ctx, c.conn, sessionId, 'conformance: read two files at once');
+    await waitTurnEnd(ctx, c.conn, sessionId, turnId);
+    ctx.transcript.note(
+      c.conn.label,
+      `at most ${most} tool/execute requests were outstanding at once`,
+    );
+  },
+};
+
+/**
+ * tools/list `servers` (tools.md#tools-list-servers): only with a session;
+ * each server once; a tool with origin mcp:<server> comes from a server of
+ * that origin that is ready. A daemon that reports no servers skips the last.
+ */
+export const toolServers: Scenario<DaemonContext> = {
+  id: 'daemon-tool-servers',
+  role: 'daemon',
+  title: 'tools/list servers: only with a session, each once, every mcp: tool from a ready server',
+  checks: ['daemon.tools.servers-session-only', 'daemon.tools.servers-origin'],
+  async run(ctx) {
+    const r = ctx.recorder;
+    const c = await ctx.connect('servers');
+    requireDaemonCapability(c.init, 'tools');
+    const resultOf = async (params: JsonObject): Promise<JsonObject> => {
+      const answer = await c.conn.request(Methods.ToolsList.method, params);
+      const result = answer?.result as JsonObject | undefined;
+      if (!result) throw new Abort(`tools/list got ${describe(answer)}`);
+      return result;
+    };
+    const builtins = await resultOf({});
+    r.expect(
+      'daemon.tools.servers-session-only',
+      builtins.servers === undefined,
+      `tools/list without a session returned servers ${JSON.stringify(builtins.servers)}`,
+    );
+    const sessionId = await newSession(ctx, c, 'default', 'thread');
+    const listed = await resultOf({ sessionId });
+    const servers = listed.servers as JsonObject[] | undefined;
+    if (servers === undefined) {
+      r.skip('daemon.tools.servers-origin', 'the daemon reports no tool servers');
+      return;
+    }
+    const origins = servers.map((server) => String(server.origin));
+    const twice = origins.filter((origin, i) => origins.indexOf(origin) !== i);
+    const ready = new Set(
+      servers.filter((server) => server.status === 'ready').map((server) => server.origin),
+    );
+    const orphans = (listed.tools as JsonObject[])
+      .filter((tool) => String(tool.origin).startsWith('mcp:') && !ready.has(tool.origin))
+      .map((tool) => `${String(tool.name)} (${String(tool.origin)})`);
+    r.expect(
+      'daemon.tools.servers-origin',
+      twice.length === 0 && orphans.length === 0,
+      [
+        ...(twice.length ? [`servers listed more than once: ${twice.join(', ')}`] : []),
+        ...(orphans.length ? [`tools of no ready server: ${orphans.join(', ')}`] : []),
+      ].join('; '),
+    );
+  },
+};

@@ -19,6 +19,9 @@ export const TURN_END_CHECKS = [
   'daemon.cost.sums',
   'daemon.turns.state-changes-only',
   'daemon.tree.fixed-fields',
+  'daemon.turns.chunk-node-announced',
+  'daemon.turns.chunk-code-points',
+  'daemon.tree.turn-usage',
 ] as const;
 
 /** tree.md#tree-turn-node-status: the turn node's final status for each stop reason. */
@@ -53,6 +56,60 @@ export function checkTurnEnd(
   checkNodes(r, turn, idle.stopReason);
   checkCost(r, turn, idle, modelCalls);
   checkStates(r, [...turn, events[end]!]);
+  checkChunks(r, turn);
+  checkTurnUsage(r, turn, idle);
+}
+
+/**
+ * tree.md#tree-usage-rollup for the turn node: its last usage is the whole
+ * turn's, the idle's. Judged when both carry usage.
+ */
+function checkTurnUsage(r: Recorder, turn: readonly Event[], idle: JsonObject): void {
+  let last: unknown;
+  for (const e of turn)
+    if (e.method === Methods.TreeUpdate.method)
+      for (const node of (e.params.nodes ?? []) as JsonObject[])
+        if (node.kind === 'turn' && node.usage !== undefined) last = node.usage;
+  if (last === undefined || idle.usage === undefined) return;
+  r.expect(
+    'daemon.tree.turn-usage',
+    sameUsage(last, idle.usage),
+    `the turn node's usage ${show(last)} is not the turn's, ${show(idle.usage)} (idle)`,
+  );
+}
+
+const HIGH_SURROGATE = /[\uD800-\uDBFF]$/;
+const LOW_SURROGATE = /^[\uDC00-\uDFFF]/;
+
+/**
+ * turns.md#chat-chunk, over the turn's chunks: each names a node announced
+ * before it, and none splits a surrogate pair. (A chunk held past the turn's
+ * cost/summary or idle is daemon.cost.once-before-idle's and
+ * daemon.turns.idle-ends-turn's to judge.)
+ */
+function checkChunks(r: Recorder, turn: readonly Event[]): void {
+  const announced = new Set<string>();
+  const unannounced = new Set<string>();
+  const split: string[] = [];
+  for (const e of turn) {
+    if (e.method === Methods.TreeUpdate.method)
+      for (const node of (e.params.nodes ?? []) as JsonObject[]) announced.add(String(node.id));
+    if (e.method !== Methods.ChatChunk.method) continue;
+    const nodeId = String(e.params.nodeId);
+    if (!announced.has(nodeId)) unannounced.add(nodeId);
+    const text = String(e.params.text);
+    if (HIGH_SURROGATE.test(text) || LOW_SURROGATE.test(text)) split.push(show(text));
+  }
+  r.expect(
+    'daemon.turns.chunk-node-announced',
+    unannounced.size === 0,
+    `chat/chunk named node(s) ${[...unannounced].join(', ')} before a tree/update announced them`,
+  );
+  r.expect(
+    'daemon.turns.chunk-code-points',
+    split.length === 0,
+    `chunk(s) ${split.join(', ')} begin or end inside a surrogate pair`,
+  );
 }
 
 /** Every node reached a final status (whether it then kept it is tree.final-status's to judge). */

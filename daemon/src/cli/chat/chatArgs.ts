@@ -14,12 +14,15 @@ Approvals are asked inline: a = allow, s = allow for this session, d = deny.
 Ctrl-C cancels the running turn; a second Ctrl-C exits.
 
 At the prompt: /model shows the session's model, /model <provider:model>
-switches it from the next turn on (same chat); /exit quits.
+switches it from the next turn on (same chat); /tools lists the tools the
+model may call, what the mode does with each, and tool servers that are not
+ready; /exit quits.
 
 Daemon (default: spawn \`arbor daemon --stdio\`):
   --connect <socket>      Attach to a running daemon (arbor daemon --listen);
                           the token is read from <data-dir>/token.
   --data-dir <dir>        The daemon's data dir (default ARBOR_DATA_DIR or ~/.arbor).
+  --config <file>         The spawned daemon's JSON config file (models, MCP servers, …).
   --provider scripted     Spawn the daemon with the deterministic scripted provider.
   --script <file>         The script for the scripted provider.
   --model <provider:model>  e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5,
@@ -41,6 +44,7 @@ export interface ChatOptions {
   message: string | undefined;
   connect: string | undefined;
   dataDir: string | undefined;
+  config: string | undefined;
   provider: string | undefined;
   script: string | undefined;
   model: string | undefined;
@@ -59,6 +63,7 @@ export function parseChatArgs(argv: string[], cwd = process.cwd()): ChatOptions 
     options: {
       connect: { type: 'string' },
       'data-dir': { type: 'string' },
+      config: { type: 'string' },
       provider: { type: 'string' },
       script: { type: 'string' },
       model: { type: 'string' },
@@ -78,10 +83,10 @@ export function parseChatArgs(argv: string[], cwd = process.cwd()): ChatOptions 
   }
   if (
     values.connect !== undefined &&
-    (values.provider !== undefined || values.script !== undefined)
+    (values.provider !== undefined || values.script !== undefined || values.config !== undefined)
   ) {
     throw new ConfigError(
-      '--provider and --script configure a spawned daemon; they cannot be used with --connect',
+      '--provider, --script and --config configure a spawned daemon; they cannot be used with --connect',
     );
   }
   if (values.session !== undefined && values.workspace !== undefined) {
@@ -93,6 +98,7 @@ export function parseChatArgs(argv: string[], cwd = process.cwd()): ChatOptions 
     message,
     connect: values.connect,
     dataDir: values['data-dir'] === undefined ? undefined : resolve(cwd, values['data-dir']),
+    config: values.config === undefined ? undefined : resolve(cwd, values.config),
     provider: values.provider,
     script: values.script === undefined ? undefined : resolve(cwd, values.script),
     model: values.model,

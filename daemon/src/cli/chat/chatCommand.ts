@@ -12,6 +12,7 @@ import { ApprovalPrompter, type ApprovalDisplay } from './approvalPrompt.js';
 import { CHAT_HELP, parseChatArgs, type ChatOptions } from './chatArgs.js';
 import { openDaemonConnection } from './daemonConnection.js';
 import { isModelCommand, runModelCommand } from './modelCommand.js';
+import { TOOLS_COMMAND, runToolsCommand } from './toolsCommand.js';
 import { streamJsonEvents } from './jsonEvents.js';
 import { TerminalInput } from './terminalInput.js';
 import { createStyle, wantsColor, type Style } from './terminalStyle.js';
@@ -205,7 +206,7 @@ class ChatClient {
     if (this.#input.isTTY) {
       out.write(
         style.dim(
-          'Type a message; /model <provider:model> switches the model; /exit or Ctrl-D to quit.\n',
+          'Type a message; /model <provider:model> switches the model; /tools lists the tools; /exit or Ctrl-D to quit.\n',
         ),
       );
     }
@@ -220,6 +221,11 @@ class ChatClient {
       if (isModelCommand(text)) {
         const said = await runModelCommand(this.#connection.client, this.#view!, text);
         out.write(style.dim(`${said}\n`));
+        continue;
+      }
+      if (text === TOOLS_COMMAND) {
+        const lines = await runToolsCommand(this.#connection.client, this.#view!);
+        out.write(style.dim(`${lines.join('\n')}\n`));
         continue;
       }
       code = await this.runTurn(text);

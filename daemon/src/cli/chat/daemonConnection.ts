@@ -28,6 +28,7 @@ export function arborBinPath(from: string = fileURLToPath(import.meta.url)): str
 export function daemonArgs(options: ChatOptions): string[] {
   const args = [arborBinPath(), 'daemon', '--stdio'];
   if (options.dataDir !== undefined) args.push('--data-dir', options.dataDir);
+  if (options.config !== undefined) args.push('--config', options.config);
   if (options.provider !== undefined) args.push('--provider', options.provider);
   if (options.script !== undefined) args.push('--script', options.script);
   if (options.model !== undefined) args.push('--model', options.model);

@@ -23,14 +23,12 @@ export function registerToolsMethods(
     if (sessionId === undefined) return { tools: catalogue.builtins() };
     // Read again after the load: the mode may have changed, the session may be gone.
     const session = sessions.get(sessionId).describe();
-    return {
-      tools: catalogue.forSession({
-        sessionId: session.sessionId,
-        workspaceRoot: session.workspaceRoot,
-        chatContext: session.chatContext,
-        permissionMode: session.permissionMode,
-        sender: asClientPeer(client.subscriber),
-      }),
-    };
+    return catalogue.forSession({
+      sessionId: session.sessionId,
+      workspaceRoot: session.workspaceRoot,
+      chatContext: session.chatContext,
+      permissionMode: session.permissionMode,
+      sender: asClientPeer(client.subscriber),
+    });
   });
 }

@@ -33,7 +33,7 @@ const error = (content: string): { content: string; isError: true } => ({
 });
 
 /** Confinement and file-system failures as results the model can act on. */
-async function guarded(run: () => ToolOutput | Promise<ToolOutput>): Promise<ToolOutput> {
+export async function guarded(run: () => ToolOutput | Promise<ToolOutput>): Promise<ToolOutput> {
   try {
     return await run();
   } catch (caught) {
@@ -51,7 +51,7 @@ async function guarded(run: () => ToolOutput | Promise<ToolOutput>): Promise<Too
   }
 }
 
-function looksBinary(content: Buffer): boolean {
+export function looksBinary(content: Buffer): boolean {
   return content.subarray(0, 8192).includes(0);
 }
 
@@ -60,11 +60,15 @@ function looksBinary(content: Buffer): boolean {
  * asked, ignored paths. Each directory is listed through a verified
  * descriptor, so one swapped for a link mid-walk is skipped, never followed.
  */
-function* walkFiles(
+export function* walkFiles(
   root: string,
   rootReal: string,
   start: string,
-  options: { includeIgnored: boolean },
+  options: {
+    includeIgnored: boolean;
+    /** Told each directory as it is listed (the search index watches them). */
+    onDirectory?: (dir: string) => void;
+  },
 ): Generator<string> {
   let walked = 0;
   const stack: { dir: string; ignore: IgnoreStack }[] = [];
@@ -85,6 +89,7 @@ function* walkFiles(
     } catch {
       continue;
     }
+    options.onDirectory?.(dir);
     entries.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
     const files: string[] = [];
     for (const entry of entries) {

@@ -1,5 +1,12 @@
-/** The workspace tools of one session, confined to its root at call time. */
+/**
+ * The tools of one session: the workspace tools, confined to its root at
+ * call time (search_code and apply_patch among them), and web_fetch, which
+ * needs no workspace but is offered with them.
+ */
+import { applyPatchTool } from '../patch/applyPatch.js';
+import { searchCodeTool } from '../search/searchCode.js';
 import type { Tool } from '../tool.js';
+import { webFetchTool } from '../web/webFetch.js';
 import {
   editFileTool,
   globTool,
@@ -20,9 +27,12 @@ export function createWorkspaceTools(workspace: Workspace): Tool[] {
     listDirTool(workspace),
     globTool(workspace),
     grepTool(workspace),
+    searchCodeTool(workspace),
     writeFileTool(workspace),
     editFileTool(workspace),
+    applyPatchTool(workspace),
     runCommandTool(workspace),
+    webFetchTool(),
     todoWriteTool,
   ];
 }

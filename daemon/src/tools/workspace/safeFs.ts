@@ -252,3 +252,29 @@ export function writeFileConfined(
     closeSync(dirFd);
   }
 }
+
+/**
+ * Removes the file at `real` (resolved from `requested`) through its verified
+ * parent directory, so a parent swapped for a link cannot redirect it; a link
+ * found where the resolved path had a file was swapped in, and is refused.
+ * Like a write, a removal that resolves into `.git/` without naming it refuses.
+ */
+export function removeFileConfined(root: string, real: string, requested: string): void {
+  const rootReal = realRoot(root);
+  if (inGitDir(rootReal, real) && !namesGitDir(root, requested)) {
+    throw new WorkspaceEscapeError(
+      requested,
+      'leads into .git/, a protected path, through a symbolic link or a concurrent change',
+      'name the path under .git/ directly so that the change is asked for',
+    );
+  }
+  const dir = dirname(real);
+  const dirFd = openVerified(rootReal, dir, DIR_FLAGS, requested);
+  try {
+    const target = below(dirFd, dir, basename(real));
+    if (lstatSync(target).isSymbolicLink()) throw swapped(requested);
+    unlinkSync(target);
+  } finally {
+    closeSync(dirFd);
+  }
+}

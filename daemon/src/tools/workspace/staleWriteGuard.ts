@@ -48,6 +48,8 @@ export interface WatcherHandle {
   readonly ready: Promise<void>;
   /** Watches one more path (a file, or a directory with everything below it). */
   add(path: string): void;
+  /** Stops watching a path given to add. */
+  unwatch(path: string): void;
   /** The path is watched now (chokidar sets a watch up shortly after add). */
   isWatching(path: string): boolean;
   close(): Promise<void>;
@@ -72,6 +74,7 @@ export function watchWorkspace(
   return {
     ready,
     add: (path) => void watcher.add(path),
+    unwatch: (path) => void watcher.unwatch(path),
     isWatching: (path) => watcher.getWatched()[dirname(path)]?.includes(basename(path)) ?? false,
     close: () => watcher.close(),
   };
@@ -114,6 +117,11 @@ export class StaleWriteGuard {
       changed: false,
     });
     if (first) this.watcher?.add(real);
+  }
+
+  /** The agent deleted `real` itself: creating it again is not a stale write. */
+  forget(real: string): void {
+    if (this.seen.delete(real)) this.watcher?.unwatch(real);
   }
 
   /** Why writing `real` must be refused now, or undefined when it may go ahead. */

@@ -1,0 +1,192 @@
+/**
+ * The ACP agent: `initialize`, sessions (new, load, list, delete), prompts,
+ * cancel and modes, each answered through the bridge's Arbor client. One
+ * AcpSession per session this editor opened; the Arbor session tracker
+ * routes its events.
+ */
+import { isAbsolute } from 'node:path';
+import { Methods, type SessionInfo } from '@arbor/protocol';
+import { ToolCatalogue, type ArborClient, type SessionTracker } from '@arbor/protocol/client';
+import {
+  PROTOCOL_VERSION,
+  RequestError,
+  agent,
+  methods,
+  type AgentApp,
+  type AgentContext,
+  type McpServer,
+} from '@agentclientprotocol/sdk';
+import type { Logger } from '../logging/logger.js';
+import { AcpSession } from './acpSession.js';
+import { arborCall } from './arborErrors.js';
+import { promptText } from './promptText.js';
+import { permissionModeOf, sessionModes } from './sessionModes.js';
+import { replayUpdates } from './sessionReplay.js';
+
+export interface AcpAgentOptions {
+  arbor: ArborClient;
+  tracker: SessionTracker;
+  version: string;
+  /** The model of sessions this bridge creates (`--connect --model`). */
+  sessionModel: string | undefined;
+  log: Logger;
+}
+
+export function createAcpAgent(options: AcpAgentOptions): AgentApp {
+  const { arbor, tracker, log } = options;
+  const sessions = new Map<string, AcpSession>();
+  const sessionOf = (sessionId: string): AcpSession => {
+    const session = sessions.get(sessionId);
+    if (!session) throw RequestError.sessionNotFound(sessionId);
+    return session;
+  };
+
+  /** Starts bridging a session the tracker follows, at once: no event of it may pass unseen. */
+  const open = (info: SessionInfo, catalogue: ToolCatalogue, editor: AgentContext): AcpSession => {
+    const view = tracker.get(info.sessionId);
+    if (!view) throw new Error(`session ${info.sessionId} is not tracked`);
+    sessions.get(info.sessionId)?.dispose();
+    const session = new AcpSession({
+      arbor,
+      view,
+      workspaceRoot: info.workspaceRoot,
+      catalogue,
+      editor,
+      log: (message) => log.warn(`acp ${info.sessionId}: ${message}`),
+    });
+    sessions.set(info.sessionId, session);
+    return session;
+  };
+
+  return agent({ name: 'arbor' })
+    .onRequest(methods.agent.initialize, () => ({
+      protocolVersion: PROTOCOL_VERSION,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        // MCP servers from the editor are not run yet (see daemon/docs/acp.md).
+        mcpCapabilities: { http: false, sse: false },
+        sessionCapabilities: { list: {}, delete: {} },
+      },
+      agentInfo: { name: 'arbor', title: 'Arbor', version: options.version },
+      authMethods: [],
+    }))
+    .onRequest(methods.agent.session.new, async ({ params, client }) => {
+      checkCwd(params.cwd);
+      const { session: info } = await arborCall(() =>
+        tracker.create({
+          workspaceRoot: params.cwd,
+          ...(options.sessionModel === undefined ? {} : { model: options.sessionModel }),
+        }),
+      );
+      open(info, await catalogueOf(arbor, info.sessionId, log), client);
+      return {
+        sessionId: info.sessionId,
+        modes: sessionModes(info.permissionMode),
+        ...mcpServersMeta(params.mcpServers, log),
+      };
+    })
+    .onRequest(methods.agent.session.load, async ({ params, client }) => {
+      const { sessionId } = params;
+      const loaded = await arborCall(
+        () => arbor.request(Methods.SessionLoad, { sessionId }),
+        sessionId,
+      );
+      const catalogue = await catalogueOf(arbor, sessionId, log);
+      // Idle: attached from the loaded seq, so nothing after the load is missed.
+      // A turn running: attached without replay, for a snapshot of that turn
+      // (its tree, text and pending approvals), which is not stored yet.
+      const since = loaded.session.state === 'idle' ? (loaded.lastSeq ?? null) : null;
+      await arborCall(
+        () => tracker.attach(sessionId, { role: 'controller', sinceSeq: since }),
+        sessionId,
+      );
+      const session = open(loaded.session, catalogue, client);
+      await session.replay(
+        replayUpdates(loaded.messages, { workspaceRoot: loaded.session.workspaceRoot, catalogue }),
+      );
+      return {
+        modes: sessionModes(loaded.session.permissionMode),
+        ...mcpServersMeta(params.mcpServers, log),
+      };
+    })
+    .onRequest(methods.agent.session.list, async ({ params }) => {
+      const listed = await arborCall(() =>
+        arbor.request(Methods.SessionList, {
+          ...(params.cwd ? { workspaceRoot: params.cwd } : {}),
+          ...(params.cursor ? { cursor: params.cursor } : {}),
+        }),
+      );
+      return {
+        sessions: listed.sessions.map((info) => ({
+          sessionId: info.sessionId,
+          cwd: info.workspaceRoot,
+          title: info.title,
+          updatedAt: info.updatedAt,
+        })),
+        ...(listed.nextCursor === undefined ? {} : { nextCursor: listed.nextCursor }),
+      };
+    })
+    .onRequest(methods.agent.session.delete, async ({ params }) => {
+      const { sessionId } = params;
+      sessions.get(sessionId)?.dispose();
+      sessions.delete(sessionId);
+      tracker.forget(sessionId);
+      await arborCall(() => arbor.request(Methods.SessionDelete, { sessionId }), sessionId);
+      return {};
+    })
+    .onRequest(methods.agent.session.prompt, ({ params, signal }) =>
+      sessionOf(params.sessionId).prompt(promptText(params.prompt), signal),
+    )
+    .onNotification(methods.agent.session.cancel, ({ params }) =>
+      sessions.get(params.sessionId)?.cancel(),
+    )
+    .onRequest(methods.agent.session.setMode, async ({ params }) => {
+      const mode = permissionModeOf(params.modeId);
+      await arborCall(() => sessionOf(params.sessionId).setMode(mode), params.sessionId);
+      return {};
+    });
+}
+
+function checkCwd(cwd: string): void {
+  if (!isAbsolute(cwd)) {
+    throw RequestError.invalidParams({ cwd }, 'cwd must be an absolute path');
+  }
+}
+
+/** The session's tools, for titles and kinds of tools the bridge does not know by name. */
+async function catalogueOf(
+  arbor: ArborClient,
+  sessionId: string,
+  log: Logger,
+): Promise<ToolCatalogue> {
+  try {
+    return await ToolCatalogue.load(arbor, sessionId);
+  } catch (error) {
+    log.warn(`acp: tools/list failed, tool calls are named by tool only: ${String(error)}`);
+    return new ToolCatalogue();
+  }
+}
+
+/**
+ * MCP servers the editor passes are not started yet: say so in the answer's
+ * `_meta` and in the log rather than ignore them.
+ */
+function mcpServersMeta(
+  servers: readonly McpServer[],
+  log: Logger,
+): { _meta?: Record<string, unknown> } {
+  if (servers.length === 0) return {};
+  const names = servers.map((server) => server.name);
+  log.warn(`acp: MCP servers from the editor are not supported yet: ${names.join(', ')}`);
+  return {
+    _meta: {
+      arbor: {
+        unsupported: {
+          mcpServers: names,
+          reason: 'Arbor does not run MCP servers passed over ACP yet',
+        },
+      },
+    },
+  };
+}

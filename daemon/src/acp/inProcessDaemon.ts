@@ -1,0 +1,63 @@
+/**
+ * The Arbor daemon `arbor acp` runs inside its own process: the same daemon
+ * context `arbor daemon` builds (store in the data dir, sessions, the lazily
+ * loaded agent), with one client connection over an in-memory stream pair.
+ * The bridge speaks the Arbor protocol to it exactly as to a socket daemon.
+ */
+import { PassThrough } from 'node:stream';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
+import type { DaemonConfig } from '../config/daemonConfig.js';
+import { prepareDataDir } from '../config/dataDir.js';
+import type { Logger } from '../logging/logger.js';
+import { ClientConnection } from '../server/clientConnection.js';
+import { buildRouter } from '../server/handlers/index.js';
+import { createDaemonContext } from '../server/startDaemon.js';
+import { daemonVersion } from '../cli/version.js';
+
+export interface InProcessDaemon {
+  /** The client end, not listening yet (ArborClient listens once its handlers are set). */
+  connection: MessageConnection;
+  /** Settles once the client connection ended (after `exit`) and the store is closed. */
+  stopped: Promise<void>;
+}
+
+export async function startInProcessDaemon(
+  config: DaemonConfig,
+  log: Logger,
+): Promise<InProcessDaemon> {
+  prepareDataDir(config.dataDir);
+  const { context, store } = await createDaemonContext({
+    config,
+    log,
+    daemonVersion: daemonVersion(),
+    testing: false,
+  });
+  log.info(`acp: sessions stored in ${store.path}`);
+  const toDaemon = new PassThrough();
+  const fromDaemon = new PassThrough();
+  const stopped = new Promise<void>((resolve) => {
+    const server = new ClientConnection({
+      input: toDaemon,
+      output: fromDaemon,
+      context,
+      router: buildRouter(context),
+      // The bridge's process ends with its client: running turns end cancelled, not interrupted.
+      onShutdown: () => context.sessions.stopRunningTurns(),
+      onClosed: () => {
+        store.close();
+        resolve();
+      },
+    });
+    server.start();
+  });
+  const connection = createMessageConnection(
+    new StreamMessageReader(fromDaemon),
+    new StreamMessageWriter(toDaemon),
+  );
+  return { connection, stopped };
+}

@@ -1,0 +1,152 @@
+/**
+ * search_code: an indexed search of the workspace that finds a symbol in a
+ * 5,000-file tree, respects .gitignore, and sees changes made after the
+ * index was built.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync, appendFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { TurnMemory } from '../../../src/tools/memory.js';
+import { searchCodeTool } from '../../../src/tools/search/searchCode.js';
+import { closeWorkspaceIndexes } from '../../../src/tools/search/workspaceIndex.js';
+import type { Tool, ToolContext } from '../../../src/tools/tool.js';
+import { openWorkspace, type Workspace } from '../../../src/tools/workspace/index.js';
+import { tempDir } from '../../permissions/helpers.js';
+import { callThroughLoop, MODES } from '../toolLoop.js';
+
+const FILES = 5000;
+
+function context(): ToolContext {
+  return {
+    signal: new AbortController().signal,
+    memory: new TurnMemory(),
+    workspaceRoot: '/',
+    turnId: 'turn-1',
+    nodeId: 'n1',
+    toolCallId: 'c1',
+    depth: 0,
+    emit: () => undefined,
+  };
+}
+
+/** 5,000 TypeScript files in 50 directories; one of them defines computeQuarterlyRevenue. */
+function generateTree(root: string): void {
+  for (let i = 0; i < FILES; i++) {
+    const dir = join(root, 'src', `module${i % 50}`);
+    if (i < 50) mkdirSync(dir, { recursive: true });
+    const body =
+      i === 4321
+        ? 'import { ledger } from "../ledger";\n\nexport function computeQuarterlyRevenue(q: number) {\n  return ledger.sum(q);\n}\n'
+        : `export const value${i} = ${i};\nexport function helper${i}() {\n  return value${i} * 2;\n}\n`;
+    writeFileSync(join(dir, `file${i}.ts`), body);
+  }
+  writeFileSync(join(root, '.gitignore'), 'dist/\n*.log\n');
+  mkdirSync(join(root, 'dist'));
+  writeFileSync(join(root, 'dist', 'bundle.js'), 'function computeQuarterlyRevenue(){}\n');
+  writeFileSync(join(root, 'debug.log'), 'computeQuarterlyRevenue failed\n');
+  mkdirSync(join(root, 'node_modules', 'lib'), { recursive: true });
+  writeFileSync(join(root, 'node_modules', 'lib', 'index.js'), 'computeQuarterlyRevenue\n');
+}
+
+describe('search_code', function () {
+  this.timeout(60_000);
+  let ws: string;
+  let dataDir: string;
+  let workspace: Workspace;
+  let tool: Tool;
+
+  const search = async (args: object) => {
+    const out = await tool.execute(tool.input.parse(args), context());
+    return typeof out === 'string'
+      ? { content: out, isError: false }
+      : { content: out.content, isError: out.isError === true };
+  };
+
+  before(() => {
+    ws = tempDir();
+    dataDir = tempDir('arbor-data-');
+    generateTree(ws);
+    workspace = openWorkspace(ws, { watch: false });
+    tool = searchCodeTool(workspace, { dataDir: () => dataDir });
+  });
+  after(async () => {
+    closeWorkspaceIndexes();
+    await workspace.guard.close();
+  });
+
+  it('finds a symbol in a 5,000-file tree, with path, line and snippet, skipping ignored files', async () => {
+    const result = await search({ query: 'computeQuarterlyRevenue' });
+    assert.equal(
+      result.content,
+      'src/module21/file4321.ts:3: export function computeQuarterlyRevenue(q: number) {',
+    );
+    assert.ok(existsSync(join(dataDir, 'search')), 'the index lives in the data dir');
+  });
+
+  it('matches every term, case-insensitively, and filters by path, glob and limit', async () => {
+    const both = await search({ query: 'LEDGER sum' });
+    assert.match(both.content, /^src\/module21\/file4321\.ts:1: import \{ ledger \}/);
+    assert.match(both.content, /^src\/module21\/file4321\.ts:4: return ledger\.sum\(q\);$/m);
+    assert.equal(
+      (await search({ query: 'computeQuarterlyRevenue', path: 'src/module3' })).content,
+      'No matches.',
+    );
+    assert.equal(
+      (await search({ query: 'computeQuarterlyRevenue', glob: '*.js' })).content,
+      'No matches.',
+    );
+    const limited = await search({ query: 'helper', limit: 3 });
+    assert.equal(limited.content.split('\n').length, 4);
+    assert.match(limited.content, /\[… more files match; narrow the query or raise limit\]$/);
+  });
+
+  it('refuses terms shorter than 3 characters, pointing to grep', async () => {
+    const result = await search({ query: 'ledger of' });
+    assert.equal(result.isError, true);
+    assert.match(result.content, /at least 3 characters each \("of" is shorter\); use grep/);
+  });
+
+  it('sees files edited, created and deleted after the index was built', async () => {
+    appendFileSync(join(ws, 'src/module7/file7.ts'), 'export const freshlyAddedSymbol = 1;\n');
+    mkdirSync(join(ws, 'src/brand-new'));
+    writeFileSync(join(ws, 'src/brand-new/made.ts'), 'export class NewlyCreatedWidget {}\n');
+    rmSync(join(ws, 'src/module21/file4321.ts'));
+    const found = async (query: string, expected: string): Promise<boolean> =>
+      (await search({ query })).content === expected;
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const edited = await found(
+        'freshlyAddedSymbol',
+        'src/module7/file7.ts:5: export const freshlyAddedSymbol = 1;',
+      );
+      const created = await found(
+        'NewlyCreatedWidget',
+        'src/brand-new/made.ts:1: export class NewlyCreatedWidget {}',
+      );
+      const deleted = await found('computeQuarterlyRevenue', 'No matches.');
+      if (edited && created && deleted) break;
+      if (Date.now() > deadline)
+        assert.fail(`not seen: edited ${edited}, created ${created}, deleted ${deleted}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+
+  describe('through the loop: category read', () => {
+    for (const mode of MODES) {
+      it(`${mode}: runs without asking`, async () => {
+        const run = await callThroughLoop(
+          [tool],
+          'search_code',
+          { query: 'helper42' },
+          { mode, workspaceRoot: ws },
+        );
+        assert.equal(run.asked.length, 0);
+        assert.equal(run.node.status, 'done');
+        assert.match(
+          run.toolResult.content,
+          /^src\/module42\/file42\.ts:2: export function helper42\(\) \{$/m,
+        );
+      });
+    }
+  });
+});
