@@ -1,13 +1,7 @@
 /** `arbor acp` flags: the daemon's own (for the in-process daemon) plus `--connect`. */
 import { parseArgs } from 'node:util';
-import {
-  ConfigError,
-  configFromEnv,
-  readConfigFile,
-  resolveConfig,
-  type DaemonConfig,
-} from '../config/daemonConfig.js';
-import type { LogLevel } from '../logging/logger.js';
+import { ConfigError, type DaemonConfig } from '../config/daemonConfig.js';
+import { DAEMON_CONFIG_FLAGS, configFromFlags } from '../cli/daemonFlags.js';
 
 export const ACP_HELP = `Usage: arbor acp [options]
 
@@ -49,13 +43,7 @@ export function parseAcpArgs(argv: string[], env = process.env): AcpOptions {
     allowPositionals: false,
     options: {
       connect: { type: 'string' },
-      config: { type: 'string' },
-      'data-dir': { type: 'string' },
-      'log-level': { type: 'string' },
-      model: { type: 'string' },
-      'subtask-model': { type: 'string' },
-      provider: { type: 'string' },
-      script: { type: 'string' },
+      ...DAEMON_CONFIG_FLAGS,
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -67,15 +55,7 @@ export function parseAcpArgs(argv: string[], env = process.env): AcpOptions {
       '--provider and --script configure the in-process daemon; they cannot be used with --connect',
     );
   }
-  const file = values.config ? readConfigFile(values.config) : {};
-  const config = resolveConfig(file, configFromEnv(env), {
-    dataDir: values['data-dir'],
-    logLevel: values['log-level'] as LogLevel | undefined,
-    model: values.model,
-    subtaskModel: values['subtask-model'],
-    provider: values.provider as 'scripted' | undefined,
-    script: values.script,
-  });
+  const config = configFromFlags(values, env);
   return {
     connect: values.connect,
     config,

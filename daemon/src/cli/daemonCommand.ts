@@ -1,15 +1,10 @@
 /** `arbor daemon`: parses flags, builds the configuration, starts serving. */
 import { parseArgs } from 'node:util';
-import {
-  ConfigError,
-  configFromEnv,
-  readConfigFile,
-  resolveConfig,
-  type ConfigOverrides,
-} from '../config/daemonConfig.js';
+import { ConfigError } from '../config/daemonConfig.js';
 import { prepareDataDir } from '../config/dataDir.js';
-import { createLogger, fileSink, stderrSink, type LogLevel } from '../logging/logger.js';
+import { createLogger, fileSink, stderrSink } from '../logging/logger.js';
 import { runDaemon } from '../server/startDaemon.js';
+import { DAEMON_CONFIG_FLAGS, configFromFlags } from './daemonFlags.js';
 import { daemonVersion } from './version.js';
 
 export const DAEMON_HELP = `Usage: arbor daemon (--stdio | --listen <address>) [options]
@@ -48,13 +43,7 @@ export async function daemonCommand(argv: string[]): Promise<number> {
     options: {
       stdio: { type: 'boolean' },
       listen: { type: 'string' },
-      config: { type: 'string' },
-      'data-dir': { type: 'string' },
-      'log-level': { type: 'string' },
-      model: { type: 'string' },
-      'subtask-model': { type: 'string' },
-      provider: { type: 'string' },
-      script: { type: 'string' },
+      ...DAEMON_CONFIG_FLAGS,
       testing: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -66,17 +55,7 @@ export async function daemonCommand(argv: string[]): Promise<number> {
   if (values.stdio && values.listen !== undefined) {
     throw new ConfigError('choose one transport: --stdio or --listen');
   }
-  const flags: ConfigOverrides = {
-    dataDir: values['data-dir'],
-    logLevel: values['log-level'] as LogLevel | undefined,
-    listen: values.listen,
-    model: values.model,
-    subtaskModel: values['subtask-model'],
-    provider: values.provider as 'scripted' | undefined,
-    script: values.script,
-  };
-  const file = values.config ? readConfigFile(values.config) : {};
-  const config = resolveConfig(file, configFromEnv(process.env), flags);
+  const config = configFromFlags(values, process.env, { listen: values.listen });
   if (!values.stdio && !config.listen) {
     throw new ConfigError(
       'arbor daemon needs --stdio or --listen <address> (see arbor daemon --help)',
