@@ -22,6 +22,9 @@ const ELLIPSIS = '…';
 /** ExecutionTreeNode.title's limit. */
 const TITLE_MAX_CHARS = 500;
 
+/** More than the longest URL credential maskUrlCredentials matches. */
+const MASK_SLACK_CHARS = 2048;
+
 /**
  * Cuts a preview to the protocol's limit, marking the cut. URL credentials
  * are masked: an argument preview goes out before any tool could make them
@@ -37,7 +40,11 @@ export function preview(value: unknown): string {
       text = String(value);
     }
   }
-  return cutText(maskUrlCredentials(text), PREVIEW_MAX_CHARS);
+  // Masked before the cut, over a head long enough to hold any credential that reaches into the preview.
+  return cutText(
+    maskUrlCredentials(text.slice(0, PREVIEW_MAX_CHARS + MASK_SLACK_CHARS)),
+    PREVIEW_MAX_CHARS,
+  );
 }
 
 /**

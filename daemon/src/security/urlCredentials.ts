@@ -54,15 +54,23 @@ export function urlCredentialSecrets(text: string): string[] {
   return out;
 }
 
+/*
+ * Every repetition is bounded: these run over whole tool results and model
+ * answers, and an unbounded scheme (`[a-z][a-z0-9+.-]*`) backtracks over the
+ * rest of the text from every letter — quadratic, minutes for a 1 MiB answer.
+ * Schemes are short; longer user names and passwords than these bounds are
+ * left to the redactor of known secrets.
+ */
+/** `scheme://user:password@` anywhere in a text. */
+const URL_WITH_PASSWORD = /([a-z][a-z0-9+.-]{0,31}:\/\/[^/?#\s@:]{0,256}:)[^/?#\s@]{1,1024}@/gi;
+/** `http(s)://token@`: over HTTP a lone user name is usually a token (over ssh, `git@` is not). */
+const HTTP_URL_WITH_USER = /(https?:\/\/)[^/?#\s@:]{1,1024}@/gi;
+
 /** A URL with a password (`scheme://user:pass@`) somewhere in the text. */
 export function hasUrlPassword(text: string): boolean {
-  return /[a-z][a-z0-9+.-]*:\/\/[^/?#\s@:]*:[^/?#\s@]+@/i.test(text);
+  URL_WITH_PASSWORD.lastIndex = 0;
+  return URL_WITH_PASSWORD.test(text);
 }
-
-/** `scheme://user:password@` anywhere in a text. */
-const URL_WITH_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^/?#\s@:]*:)[^/?#\s@]+@/gi;
-/** `http(s)://token@`: over HTTP a lone user name is usually a token (over ssh, `git@` is not). */
-const HTTP_URL_WITH_USER = /(https?:\/\/)[^/?#\s@:]+@/gi;
 
 /**
  * The text with the secret part of every URL credential replaced by
