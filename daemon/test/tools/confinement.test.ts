@@ -17,9 +17,9 @@ import { join, sep } from 'node:path';
 import fc from 'fast-check';
 import { resolveInWorkspace, WorkspaceEscapeError } from '../../src/tools/workspace/confinement.js';
 import { createWorkspaceTools, openWorkspace } from '../../src/tools/workspace/index.js';
-import type { Tool, ToolContext } from '../../src/tools/tool.js';
-import { TurnMemory } from '../../src/tools/memory.js';
+import type { Tool } from '../../src/tools/tool.js';
 import { tempDir } from '../permissions/helpers.js';
+import { toolContext } from './toolContext.js';
 
 const SECRET = 'TOP-SECRET-OUTSIDE';
 
@@ -45,22 +45,9 @@ function fixture(): { root: string; outside: string; ws: string } {
   return { root, outside, ws };
 }
 
-function ctx(): ToolContext {
-  return {
-    signal: new AbortController().signal,
-    memory: new TurnMemory(),
-    workspaceRoot: '/',
-    turnId: 't',
-    nodeId: 'n',
-    toolCallId: 'c',
-    depth: 0,
-    emit: () => undefined,
-  };
-}
-
 async function call(tool: Tool, args: unknown): Promise<{ content: string; isError: boolean }> {
   const parsed = tool.input.parse(args);
-  const out = await tool.execute(parsed, ctx());
+  const out = await tool.execute(parsed, toolContext());
   return typeof out === 'string'
     ? { content: out, isError: false }
     : { content: out.content, isError: out.isError === true };

@@ -10,8 +10,7 @@
 import assert from 'node:assert/strict';
 import type { GateRequest } from '../../src/agent/toolGate.js';
 import { createPermissionGate } from '../../src/permissions/permissionGate.js';
-import { TurnMemory } from '../../src/tools/memory.js';
-import type { Tool, ToolContext } from '../../src/tools/tool.js';
+import type { Tool } from '../../src/tools/tool.js';
 import { createWorkspaceTools, openWorkspace } from '../../src/tools/workspace/index.js';
 import {
   buildRaceFixture,
@@ -20,25 +19,13 @@ import {
   startSwapper,
 } from '../../reliability/symlinkRace.js';
 import { tempDir } from '../permissions/helpers.js';
+import { toolContext } from './toolContext.js';
 
 // The swapper, the fixture and the damage check are shared with the
 // reliability suite (reliability/race.ts), which runs the same race through
 // the spawned daemon.
 
 const CALLS = 2000;
-
-function ctx(): ToolContext {
-  return {
-    signal: new AbortController().signal,
-    memory: new TurnMemory(),
-    workspaceRoot: '/',
-    turnId: 't',
-    nodeId: 'n',
-    toolCallId: 'c',
-    depth: 0,
-    emit: () => undefined,
-  };
-}
 
 describe('workspace confinement under a concurrent swap', function () {
   this.timeout(60_000);
@@ -80,7 +67,7 @@ describe('workspace confinement under a concurrent swap', function () {
       calls += 1;
       let content: string;
       try {
-        const out = await tool.execute(parsed, ctx());
+        const out = await tool.execute(parsed, toolContext());
         content = typeof out === 'string' ? out : out.content;
         if (typeof out === 'string' || out.isError !== true) succeeded += 1;
         else refused += 1;

@@ -25,8 +25,6 @@ import {
   sandboxSettings,
   type SandboxSettings,
 } from '../../src/tools/sandbox/sandboxSettings.js';
-import { TurnMemory } from '../../src/tools/memory.js';
-import type { ToolContext } from '../../src/tools/tool.js';
 import { openWorkspace } from '../../src/tools/workspace/index.js';
 import { runCommandTool, type RunCommandOptions } from '../../src/tools/workspace/runCommand.js';
 import {
@@ -38,21 +36,9 @@ import {
   turnEnd,
 } from '../permissions/helpers.js';
 import { requireSandbox } from './sandboxSupport.js';
+import { toolContext } from './toolContext.js';
 
 const secret = (label: string): string => `${label}-${randomBytes(8).toString('hex')}`;
-
-function context(): ToolContext {
-  return {
-    signal: new AbortController().signal,
-    memory: new TurnMemory(),
-    workspaceRoot: '/',
-    turnId: 'turn-1',
-    nodeId: 'n1',
-    toolCallId: 'c1',
-    depth: 0,
-    emit: () => undefined,
-  };
-}
 
 async function run(
   workspaceRoot: string,
@@ -62,7 +48,7 @@ async function run(
   const workspace = openWorkspace(workspaceRoot, { watch: false });
   try {
     const tool = runCommandTool(workspace, { redactor: new SecretRedactor(), ...options });
-    const out = await tool.execute(tool.input.parse({ command }), context());
+    const out = await tool.execute(tool.input.parse({ command }), toolContext());
     return typeof out === 'string'
       ? { content: out, isError: false }
       : { content: out.content, isError: out.isError === true };

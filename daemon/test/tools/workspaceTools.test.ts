@@ -4,7 +4,6 @@ import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSy
 import { join } from 'node:path';
 import { Methods } from '@arbor/protocol';
 import type { Tool, ToolContext } from '../../src/tools/tool.js';
-import { TurnMemory } from '../../src/tools/memory.js';
 import {
   createWorkspaceTools,
   openWorkspace,
@@ -12,6 +11,7 @@ import {
 } from '../../src/tools/workspace/index.js';
 import { MAX_READ_BYTES } from '../../src/tools/workspace/fileTools.js';
 import { tempDir, until } from '../permissions/helpers.js';
+import { toolContext } from './toolContext.js';
 
 interface Emitted {
   method: string;
@@ -19,16 +19,10 @@ interface Emitted {
 }
 
 function context(signal = new AbortController().signal, emitted: Emitted[] = []): ToolContext {
-  return {
+  return toolContext({
     signal,
-    memory: new TurnMemory(),
-    workspaceRoot: '/',
-    turnId: 'turn-1',
-    nodeId: 'n1',
-    toolCallId: 'c1',
-    depth: 0,
     emit: (descriptor, params) => emitted.push({ method: descriptor.method, params }),
-  };
+  });
 }
 
 function toolbox(workspace: Workspace) {

@@ -6,28 +6,15 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync, appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { TurnMemory } from '../../../src/tools/memory.js';
 import { searchCodeTool } from '../../../src/tools/search/searchCode.js';
 import { closeWorkspaceIndexes } from '../../../src/tools/search/workspaceIndex.js';
-import type { Tool, ToolContext } from '../../../src/tools/tool.js';
+import type { Tool } from '../../../src/tools/tool.js';
 import { openWorkspace, type Workspace } from '../../../src/tools/workspace/index.js';
 import { tempDir } from '../../permissions/helpers.js';
 import { callThroughLoop, MODES } from '../toolLoop.js';
+import { toolContext } from '../toolContext.js';
 
 const FILES = 5000;
-
-function context(): ToolContext {
-  return {
-    signal: new AbortController().signal,
-    memory: new TurnMemory(),
-    workspaceRoot: '/',
-    turnId: 'turn-1',
-    nodeId: 'n1',
-    toolCallId: 'c1',
-    depth: 0,
-    emit: () => undefined,
-  };
-}
 
 /** 5,000 TypeScript files in 50 directories; one of them defines computeQuarterlyRevenue. */
 function generateTree(root: string): void {
@@ -56,7 +43,7 @@ describe('search_code', function () {
   let tool: Tool;
 
   const search = async (args: object) => {
-    const out = await tool.execute(tool.input.parse(args), context());
+    const out = await tool.execute(tool.input.parse(args), toolContext());
     return typeof out === 'string'
       ? { content: out, isError: false }
       : { content: out.content, isError: out.isError === true };

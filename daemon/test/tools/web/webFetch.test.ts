@@ -4,12 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { daemonSecrets } from '../../../src/security/secretRedactor.js';
-import { TurnMemory } from '../../../src/tools/memory.js';
-import type { Tool, ToolContext } from '../../../src/tools/tool.js';
+import type { Tool } from '../../../src/tools/tool.js';
 import { webFetchTool } from '../../../src/tools/web/webFetch.js';
 import type { WebFetchSettings } from '../../../src/tools/web/webFetchSettings.js';
 import { callThroughLoop, MODES } from '../toolLoop.js';
 import { ARTICLE_HTML, startFetchServer, type FetchServer } from './fetchServer.js';
+import { toolContext } from '../toolContext.js';
 
 /** The test server's address, and it only, is allowed although it is loopback. */
 const SERVER_ONLY: WebFetchSettings = {
@@ -18,25 +18,12 @@ const SERVER_ONLY: WebFetchSettings = {
 };
 const DEFAULTS: WebFetchSettings = { allowPrivateNetworks: false, privateNetworkAllowlist: [] };
 
-function context(): ToolContext {
-  return {
-    signal: new AbortController().signal,
-    memory: new TurnMemory(),
-    workspaceRoot: '/',
-    turnId: 'turn-1',
-    nodeId: 'n1',
-    toolCallId: 'c1',
-    depth: 0,
-    emit: () => undefined,
-  };
-}
-
 async function fetchWith(
   settings: WebFetchSettings,
   args: { url: string; maxBytes?: number },
 ): Promise<{ content: string; isError: boolean }> {
   const tool: Tool = webFetchTool({ settings: () => settings });
-  const out = await tool.execute(tool.input.parse(args), context());
+  const out = await tool.execute(tool.input.parse(args), toolContext());
   return typeof out === 'string'
     ? { content: out, isError: false }
     : { content: out.content, isError: out.isError === true };

@@ -6,8 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { TurnMemory } from '../../../src/tools/memory.js';
-import type { Tool, ToolContext } from '../../../src/tools/tool.js';
+import type { Tool } from '../../../src/tools/tool.js';
 import {
   createWorkspaceTools,
   openWorkspace,
@@ -15,19 +14,7 @@ import {
 } from '../../../src/tools/workspace/index.js';
 import { tempDir } from '../../permissions/helpers.js';
 import { callThroughLoop, MODES } from '../toolLoop.js';
-
-function context(): ToolContext {
-  return {
-    signal: new AbortController().signal,
-    memory: new TurnMemory(),
-    workspaceRoot: '/',
-    turnId: 'turn-1',
-    nodeId: 'n1',
-    toolCallId: 'c1',
-    depth: 0,
-    emit: () => undefined,
-  };
-}
+import { toolContext } from '../toolContext.js';
 
 /** A git-style patch of one file, as `git diff` writes it. */
 function filePatch(path: string, before: string, after: string): string {
@@ -57,7 +44,7 @@ describe('apply_patch', function () {
 
   const call = async (name: string, args: object) => {
     const tool = tools.get(name)!;
-    const out = await tool.execute(tool.input.parse(args), context());
+    const out = await tool.execute(tool.input.parse(args), toolContext());
     return typeof out === 'string'
       ? { content: out, isError: false }
       : { content: out.content, isError: out.isError === true };
