@@ -8,7 +8,7 @@ import { Methods } from '@arbor/protocol';
 import type { Readable, Writable } from 'node:stream';
 import type { Recorder } from '../checks/results.js';
 import type { Role } from '../checks/registry.js';
-import { FrameReader, encodeFrame } from './framing.js';
+import { FrameReader, encodeFrame, type FrameContent } from './framing.js';
 import { sharedValidator, type SchemaValidator } from './schema.js';
 import type { Transcript } from './transcript.js';
 
@@ -159,7 +159,7 @@ export class Connection {
     this.harnessRole = options.implRole === 'daemon' ? 'client' : 'daemon';
     this.closed = new Promise((resolve) => (this.markClosed = resolve));
     const reader = new FrameReader({
-      frame: (body) => this.onFrame(body),
+      frame: (body, content) => this.onFrame(body, content),
       junk: (bytes, why) => this.onJunk(bytes, why),
       malformed: (why) => this.violation('frames', `sent a malformed frame: ${why}`),
     });
@@ -323,8 +323,7 @@ export class Connection {
     }
   }
 
-  private onFrame(body: Buffer): void {
-    const text = body.toString('utf8');
+  private onFrame(body: Buffer, { text, json }: FrameContent): void {
     this.options.transcript.add({
       connection: this.label,
       direction: 'impl→harness',
@@ -334,10 +333,7 @@ export class Connection {
     });
     this.exercised.add('schema-valid');
     this.exercised.add('frames');
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
+    if (json === undefined) {
       this.violation(
         'schema-valid',
         `sent a frame that is not JSON: ${JSON.stringify(text.slice(0, 120))}`,
@@ -345,6 +341,7 @@ export class Connection {
       this.push({ index: this.messages.length, message: undefined, kind: 'invalid' });
       return;
     }
+    const message = json.value;
     if (Array.isArray(message)) {
       // A batch answer is judged by the batch check; its elements still must be valid responses.
       for (const element of message) this.validateIncoming(element, true);

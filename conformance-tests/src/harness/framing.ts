@@ -17,8 +17,11 @@ export function encodeFrame(body: string | Buffer): Buffer {
 }
 
 export interface FrameSink {
-  /** One complete content part. */
-  frame(body: Buffer): void;
+  /**
+   * One complete content part, read once: its text, and its JSON value
+   * (`json` absent when the text is not JSON).
+   */
+  frame(body: Buffer, content: FrameContent): void;
   /** Bytes that are not part of any frame (a log line on stdout, a broken header). */
   junk(bytes: Buffer, why: string): void;
   /**
@@ -37,23 +40,30 @@ const HOPELESS_HEADER_BYTES = 65536;
 const SHORT_COUNT_SEARCH_BYTES = 65536;
 const CLOSERS = new Set([0x7d, 0x5d]); // `}` `]`: where a JSON text can end
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM keeps a byte-order mark in the text, as Buffer#toString does: JSON text has none.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-function isJson(body: Buffer): boolean {
-  try {
-    JSON.parse(body.toString('utf8'));
-    return true;
-  } catch {
-    return false;
-  }
+export interface FrameContent {
+  text: string;
+  json?: { value: unknown };
+  /** The bytes are valid UTF-8 (else `text` holds replacement characters). */
+  utf8: boolean;
 }
 
-function isUtf8(body: Buffer): boolean {
+/** Decodes and parses a content part, once. */
+function read(body: Buffer): FrameContent {
+  let text: string;
+  let valid = true;
   try {
-    utf8.decode(body);
-    return true;
+    text = utf8.decode(body);
   } catch {
-    return false;
+    text = body.toString('utf8');
+    valid = false;
+  }
+  try {
+    return { text, json: { value: JSON.parse(text) }, utf8: valid };
+  } catch {
+    return { text, utf8: valid };
   }
 }
 
@@ -159,19 +169,24 @@ export class FrameReader {
 
   private deliver(body: Buffer): void {
     this.releaseSuspect();
-    if (!isJson(body)) {
+    const content = read(body);
+    if (content.json === undefined) {
       this.suspect = Buffer.from(body);
       return;
     }
-    if (!isUtf8(body)) this.sink.malformed('content that is not UTF-8');
-    this.sink.frame(body);
+    this.emit(body, content);
+  }
+
+  private emit(body: Buffer, content: FrameContent): void {
+    if (!content.utf8) this.sink.malformed('content that is not UTF-8');
+    this.sink.frame(body, content);
   }
 
   private releaseSuspect(): void {
     if (this.suspect === null) return;
     const body = this.suspect;
     this.suspect = null;
-    this.sink.frame(body);
+    this.emit(body, read(body));
   }
 
   /**
@@ -186,15 +201,15 @@ export class FrameReader {
     for (let i = 0; i < limit; i++) {
       if (!CLOSERS.has(this.buffer[i]!)) continue;
       const whole = Buffer.concat([suspect, this.buffer.subarray(0, i + 1)]);
-      if (!isJson(whole)) continue;
+      const content = read(whole);
+      if (content.json === undefined) continue;
       this.suspect = null;
       this.buffer = this.buffer.subarray(i + 1);
       this.sink.malformed(
         `Content-Length ${suspect.length} counts ${i + 1} bytes short of its content (${whole.length} bytes of UTF-8): ` +
           'counted in characters or UTF-16 code units?',
       );
-      if (!isUtf8(whole)) this.sink.malformed('content that is not UTF-8');
-      this.sink.frame(whole);
+      this.emit(whole, content);
       return true;
     }
     if (end >= 0) this.releaseSuspect();
