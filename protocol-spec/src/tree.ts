@@ -41,6 +41,13 @@ export const FINAL_NODE_STATUSES: readonly NodeStatus[] = [
   'blocked',
 ];
 
+export const NodeProgress = message({
+  progress: z.number().nonnegative().describe('Work done so far, in the unit of total'),
+  total: z.number().positive().optional().describe('Work in all, when known'),
+  message: z.string().max(PREVIEW_MAX_CHARS).optional().describe('What is being done now'),
+}).describe('How far a running node is (protocol 1.1)');
+export type NodeProgress = z.infer<typeof NodeProgress>;
+
 export const ExecutionTreeNode = message({
   id: NodeId,
   parentId: NodeId.nullable().describe('null only for the turn node'),
@@ -61,6 +68,9 @@ export const ExecutionTreeNode = message({
   approval: ApprovalOutcome.optional().describe('How the permission gate decided this call'),
   usage: Usage.optional().describe('Tokens spent inside this node, rolled up from its children'),
   cost: Cost.optional(),
+  progress: NodeProgress.nullable()
+    .optional()
+    .describe('How far the running node is; null once it is not running (protocol 1.1)'),
 });
 export type ExecutionTreeNode = z.infer<typeof ExecutionTreeNode>;
 

@@ -5,7 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { ExecutionTreeNode, NodeStatus } from '@arbor/protocol';
-import type { ToolCatalogue } from '@arbor/protocol/client';
+import { progressText, type ToolCatalogue } from '@arbor/protocol/client';
 import type {
   ToolCall,
   ToolCallContent,
@@ -78,7 +78,9 @@ function contentOf(
   if (text !== '') content.push(textContent(text));
   // A diff says what a successful edit did; its result text matters only when it failed.
   const showResult = diff === undefined || node.isError === true || node.status !== 'done';
-  if (node.resultPreview && showResult && text === '') {
+  const progress = progressText(node);
+  if (progress !== undefined && text === '') content.push(textContent(progress));
+  else if (node.resultPreview && showResult && text === '') {
     content.push(textContent(node.resultPreview));
   }
   return content;

@@ -12,6 +12,7 @@ import {
   type ExecutionTreeNode,
   type ExecutionTreeSnapshot,
   type NodeKind,
+  type NodeProgress,
   type NodeStatus,
   type Usage,
 } from '@arbor/protocol';
@@ -145,11 +146,14 @@ export class ExecutionTree {
     this.emit(id);
   }
 
-  /** A running node's progress, shown where its result will be (no other node field fits). */
-  setProgress(id: string, text: string): void {
+  /** How far a running node is; ignored once it is not running (tree.md#tree-progress-running). */
+  setProgress(id: string, progress: NodeProgress): void {
     const node = this.require(id);
     if (node.status !== 'running') return;
-    node.resultPreview = preview(text);
+    node.progress = {
+      ...progress,
+      ...(progress.message === undefined ? {} : { message: preview(progress.message) }),
+    };
     this.emit(id);
   }
 
@@ -157,6 +161,8 @@ export class ExecutionTree {
     const node = this.require(id);
     if (isFinal(node.status)) return;
     node.status = end.status;
+    // The upsert that ends a node with progress clears it (tree.md#tree-progress-running).
+    if (node.progress) node.progress = null;
     if (end.result !== undefined) node.resultPreview = preview(end.result);
     if (end.isError !== undefined) node.isError = end.isError;
     if (end.approval !== undefined) node.approval = end.approval;

@@ -445,7 +445,7 @@ export class AgentLoop {
           toolCallId: call.id,
           depth: this.params.depth,
           emit: (descriptor, params) => this.ctx.events.emit(descriptor, params),
-          progress: (text) => tree.setProgress(nodeId, text),
+          progress: (progress) => tree.setProgress(nodeId, progress),
         }),
         signal,
       );

@@ -4,7 +4,7 @@
  * calls, and optionally an exclusive lock name: calls holding the same lock run
  * one at a time, in the order the model emitted them.
  */
-import type { NotificationDescriptor, ParamsOf, ToolCategory } from '@arbor/protocol';
+import type { NodeProgress, NotificationDescriptor, ParamsOf, ToolCategory } from '@arbor/protocol';
 import { z } from 'zod';
 import type { ToolDefinition } from '../providers/provider.js';
 import type { ArtifactStore } from '../agent/context/artifacts.js';
@@ -32,11 +32,8 @@ export interface ToolContext {
   depth: number;
   /** Sends a session event in order with the turn's other events (todo_write's plan/update). */
   emit<D extends NotificationDescriptor>(descriptor: D, params: ToolEventParams<D>): void;
-  /**
-   * Shows how far a running call is (an MCP server's progress) as its node's
-   * result preview until the result replaces it: the tree has no progress field.
-   */
-  progress?(text: string): void;
+  /** Shows how far a running call is (an MCP server's progress) in its tree node. */
+  progress?(progress: NodeProgress): void;
 }
 
 /** What the model sees. A plain string is a successful result. */

@@ -6,7 +6,7 @@
  * no DOM at all.
  */
 import type { ExecutionTreeNode } from '@arbor/protocol';
-import type { ToolCatalogue } from '@arbor/protocol/client';
+import { progressText, type ToolCatalogue } from '@arbor/protocol/client';
 import {
   STATUS_ICON,
   STATUS_LABEL,
@@ -103,6 +103,7 @@ export class CardView {
     this.#syncClass();
     setText(this.#count, childCount > 0 ? `${childCount} step${childCount === 1 ? '' : 's'}` : '');
     const meta = [
+      progressText(node) ?? '',
       formatDuration(node.durationMs),
       node.cost !== undefined ? formatCost(node.cost) : '',
     ]

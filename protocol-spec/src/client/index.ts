@@ -9,6 +9,7 @@ export * from './capabilities.js';
 export * from './validation.js';
 export * from './arborClient.js';
 export * from './treeReducer.js';
+export * from './nodeProgress.js';
 export * from './turnTranscript.js';
 export * from './toolCatalogue.js';
 export * from './approvalQueue.js';

@@ -86,6 +86,13 @@ export const CLIENT_CHECKS: readonly CheckDef[] = [
     'client.conformance',
   ),
   c(
+    'client.tree.progress-cleared',
+    'CAPABILITY',
+    'tree.md#tree-progress-cleared',
+    "a node's progress cleared with null is gone from the client's view; a running node's is its latest",
+    'client.conformance',
+  ),
+  c(
     'client.events.seq-gap-reattach',
     'MUST',
     'turns.md#turns-gap-reattach',

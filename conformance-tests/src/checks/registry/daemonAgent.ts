@@ -100,6 +100,13 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     'daemon.testing.scriptedProvider',
   ),
   d(
+    'daemon.tree.progress-running',
+    'CAPABILITY',
+    'tree.md#tree-progress-running',
+    'a node carries non-null progress only while running; the upsert that ends it clears it with null',
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
     'daemon.budget.exceeded-notified',
     'CAPABILITY',
     'budgets.md#budgets-turn-ending',

@@ -552,6 +552,74 @@ export const tree: Scenario<ClientContext> = {
   },
 };
 
+/** Progress on two tool nodes: one ends (progress cleared with null), one still runs. */
+export const treeProgress: Scenario<ClientContext> = {
+  id: 'client-tree-progress',
+  role: 'client',
+  title: "the client drops a node's progress cleared with null and keeps a running node's latest",
+  checks: ['client.tree.progress-cleared'],
+  async run(ctx) {
+    const conn = await ready(ctx);
+    requireClientCapability(conn, 'client.conformance');
+    const tool = (id: string, fields: JsonObject): JsonObject => ({
+      id,
+      parentId: 't',
+      kind: 'tool',
+      name: 'mcp__indexer__build',
+      depth: 0,
+      ...fields,
+    });
+    ctx.emit(conn, Methods.SessionState.method, { state: 'running', turnId: 'turn-1' });
+    const updates: JsonObject[][] = [
+      [
+        { id: 't', parentId: null, kind: 'turn', name: 'turn', status: 'running', depth: 0 },
+        tool('p', { status: 'running', progress: { progress: 1, total: 4, message: 'src/' } }),
+      ],
+      [tool('q', { status: 'running', progress: { progress: 10 } })],
+      [tool('p', { status: 'running', progress: { progress: 3, total: 4 } })],
+      [tool('p', { status: 'done', resultPreview: 'indexed', progress: null })],
+      [tool('q', { status: 'running', progress: { progress: 20, message: 'still going' } })],
+    ];
+    for (const nodes of updates)
+      ctx.emit(conn, Methods.TreeUpdate.method, { turnId: 'turn-1', nodes });
+    await sleep(50);
+    const state = await clientState(ctx, conn, 'client.tree.progress-cleared');
+    if (!state) return;
+    const nodes = ((state.tree as JsonObject | undefined)?.nodes ?? []) as JsonObject[];
+    const byId = (id: string): JsonObject | undefined => nodes.find((n) => n.id === id);
+    const problems: string[] = [];
+    const ended = byId('p');
+    if (!ended) problems.push('node p is missing');
+    else if (ended.progress !== undefined && ended.progress !== null)
+      problems.push(
+        `node p ended with progress: null but the client shows ${JSON.stringify(ended.progress)}`,
+      );
+    const running = byId('q');
+    if (!running) problems.push('node q is missing');
+    // A client may show no progress at all; when it shows some, it is the latest.
+    else if (
+      running.progress !== undefined &&
+      running.progress !== null &&
+      JSON.stringify(running.progress) !== JSON.stringify({ progress: 20, message: 'still going' })
+    )
+      problems.push(`running node q shows ${JSON.stringify(running.progress)}, not its latest`);
+    ctx.recorder.expect('client.tree.progress-cleared', problems.length === 0, problems.join('; '));
+    ctx.emit(conn, Methods.TreeUpdate.method, {
+      turnId: 'turn-1',
+      nodes: [
+        tool('q', { status: 'done', progress: null }),
+        { id: 't', parentId: null, kind: 'turn', name: 'turn', status: 'done', depth: 0 },
+      ],
+    });
+    ctx.emit(conn, Methods.SessionState.method, {
+      state: 'idle',
+      turnId: 'turn-1',
+      stopReason: 'end_turn',
+      usage: { inputTokens: 1, outputTokens: 1 },
+    });
+  },
+};
+
 export const seqGap: Scenario<ClientContext> = {
   id: 'client-seq-gap',
   role: 'client',

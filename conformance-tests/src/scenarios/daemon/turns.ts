@@ -165,6 +165,9 @@ export function checkTree(r: Recorder, events: Event[], turnId: string): void {
   let parentOk = true;
   let rootOk = true;
   let finalOk = true;
+  let progressOk = true;
+  /** Nodes whose merged view holds a non-null progress. */
+  const withProgress = new Set<string>();
   const firstNodes = (updates[0]!.params.nodes ?? []) as JsonObject[];
   if (!firstNodes.some((n) => n.kind === 'turn' && n.parentId === null)) {
     rootOk = false;
@@ -201,6 +204,15 @@ export function checkTree(r: Recorder, events: Event[], turnId: string): void {
         );
       }
       status.set(id, String(node.status));
+      if (node.progress === null) withProgress.delete(id);
+      else if (node.progress !== undefined) withProgress.add(id);
+      if (progressOk && withProgress.has(id) && node.status !== 'running') {
+        progressOk = false;
+        r.fail(
+          'daemon.tree.progress-running',
+          `node ${id} is ${String(node.status)} (seq ${String(update.params.seq)}) yet its progress ${node.progress === undefined ? 'was not cleared with null' : `is ${JSON.stringify(node.progress)}`}`,
+        );
+      }
     }
   }
   if (rootOk && roots.size === 0) {
@@ -210,6 +222,7 @@ export function checkTree(r: Recorder, events: Event[], turnId: string): void {
   if (rootOk) r.pass('daemon.tree.turn-root');
   if (parentOk) r.pass('daemon.tree.parent-before-child');
   if (finalOk) r.pass('daemon.tree.final-status');
+  if (progressOk) r.pass('daemon.tree.progress-running');
 }
 
 /** session/new + setScript; skips the scenario when the daemon has no scripted provider. */
@@ -305,6 +318,7 @@ const TURN_CHECKS = [
   'daemon.tree.turn-root',
   'daemon.tree.parent-before-child',
   'daemon.tree.final-status',
+  'daemon.tree.progress-running',
   ...TURN_END_CHECKS,
 ] as const;
 
@@ -324,6 +338,8 @@ export const turn: Scenario<DaemonContext> = {
             text: 'Let me look.',
             toolCalls: [
               { id: 'conformance-call-1', name: 'conformance_probe', arguments: { depth: 1 } },
+              // A built-in read tool (subtasks.md), so a daemon's running tool nodes are judged too.
+              { id: 'conformance-call-2', name: 'memory_list', arguments: {} },
             ],
           },
           { text: 'Done looking.' },

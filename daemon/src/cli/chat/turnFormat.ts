@@ -14,7 +14,7 @@ import type {
   StopReason,
   Usage,
 } from '@arbor/protocol';
-import type { ToolCatalogue, TreeReducer } from '@arbor/protocol/client';
+import { progressText, type ToolCatalogue, type TreeReducer } from '@arbor/protocol/client';
 import type { Style } from './terminalStyle.js';
 
 export const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
@@ -114,6 +114,8 @@ function nodeFacts(node: ExecutionTreeNode, options: TreeFormatOptions): string[
     facts.push(`${(node.usage.inputTokens + node.usage.outputTokens).toLocaleString('en-US')} tok`);
   }
   if (node.status === 'awaiting_approval') facts.push('awaiting approval');
+  const progress = progressText(node);
+  if (progress !== undefined) facts.push(progress);
   if (node.status === 'denied' || node.status === 'blocked' || node.status === 'cancelled') {
     facts.push(node.status);
   }

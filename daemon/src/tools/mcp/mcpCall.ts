@@ -2,9 +2,10 @@
  * One tools/call on a live connection: bounded by the call timeout (renewed
  * by each progress notification), cancelled with the turn — the SDK then
  * sends notifications/cancelled and the loop ends the node `cancelled` — and
- * with the server's progress shown in the call's tree node. A failure is an
+ * with the server's progress as the call's node progress. A failure is an
  * error result the model reads; only the turn's own stop escapes.
  */
+import type { NodeProgress } from '@arbor/protocol';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { daemonSecrets } from '../../security/secretRedactor.js';
@@ -41,7 +42,7 @@ export async function callMcpTool(
         timeout: options.callTimeoutMs,
         resetTimeoutOnProgress: true,
         onprogress: (progress) => {
-          if (options.emitProgress) ctx.progress?.(progressText(progress));
+          if (options.emitProgress) ctx.progress?.(nodeProgress(progress));
         },
       },
     );
@@ -62,11 +63,11 @@ export async function callMcpTool(
   }
 }
 
-/** "3/5: Indexing", or "3" from a server that gives no total. */
-export function progressText(progress: Progress): string {
-  const amount =
-    progress.total !== undefined && progress.total > 0
-      ? `${progress.progress}/${progress.total}`
-      : `${progress.progress}`;
-  return progress.message ? `${amount}: ${progress.message}` : amount;
+/** An MCP progress notification as node progress; the message may name what a server was given. */
+export function nodeProgress(progress: Progress): NodeProgress {
+  return {
+    progress: Math.max(0, progress.progress),
+    ...(progress.total !== undefined && progress.total > 0 ? { total: progress.total } : {}),
+    ...(progress.message ? { message: daemonSecrets.redact(progress.message) } : {}),
+  };
 }

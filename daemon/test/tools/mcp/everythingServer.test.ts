@@ -117,14 +117,17 @@ describe('MCP: server-everything over stdio', function () {
     await turnEnd(client, await send(client, sessionId, 'take your time'), 20_000);
     const updates = toolNodeUpdates(client, 'mcp__everything__trigger-long-running-operation');
     const progress = updates
-      .filter((node) => node['status'] === 'running')
-      .map((node) => node['resultPreview'])
-      .filter((text) => text !== undefined);
+      .filter((node) => node['status'] === 'running' && node['progress'])
+      .map((node) => node['progress'] as { progress: number; total?: number });
     // The last step's notification may arrive after the result: the result wins then.
-    assert.deepEqual(progress, ['1/3', '2/3', '3/3'].slice(0, progress.length));
-    assert.ok(progress.length >= 2, `progress seen while running: ${progress.join(', ')}`);
+    assert.deepEqual(
+      progress.map((p) => `${p.progress}/${p.total}`),
+      ['1/3', '2/3', '3/3'].slice(0, progress.length),
+    );
+    assert.ok(progress.length >= 2, `progress seen while running: ${JSON.stringify(progress)}`);
     const final = updates[updates.length - 1]!;
     assert.equal(final['status'], 'done');
+    assert.equal(final['progress'], null, 'the final upsert clears the progress');
     assert.match(String(final['resultPreview']), /Long running operation completed/);
   });
 
@@ -144,7 +147,7 @@ describe('MCP: server-everything over stdio', function () {
     await turnEnd(client, await send(client, sessionId, 'quietly'));
     const updates = toolNodeUpdates(client, 'mcp__everything__trigger-long-running-operation');
     assert.deepEqual(
-      updates.filter((node) => node['status'] === 'running' && node['resultPreview'] !== undefined),
+      updates.filter((node) => node['progress'] !== undefined),
       [],
     );
     assert.equal(updates[updates.length - 1]!['status'], 'done');
@@ -166,7 +169,10 @@ describe('MCP: server-everything over stdio', function () {
     const name = 'mcp__everything__trigger-long-running-operation';
     // Cancel once the server is visibly working on it.
     await until(
-      () => toolNodeUpdates(client, name).some((n) => n['resultPreview'] === '1/60'),
+      () =>
+        toolNodeUpdates(client, name).some(
+          (n) => (n['progress'] as { progress?: number } | null | undefined)?.progress === 1,
+        ),
       15_000,
     );
     const cancelledAt = Date.now();
