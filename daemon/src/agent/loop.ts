@@ -154,6 +154,7 @@ export class AgentLoop {
           name: call.name,
           content: result.content,
           isError: result.isError,
+          ...(result.images === undefined ? {} : { images: result.images }),
           ...(result.approval === undefined ? {} : { metadata: { approval: result.approval } }),
         });
       }
@@ -360,6 +361,7 @@ export class AgentLoop {
       const result: ToolResult = {
         content: offloaded ?? shown,
         isError: outcome.isError,
+        ...(outcome.images === undefined ? {} : { images: outcome.images }),
         ...(outcome.approval === undefined ? {} : { approval: outcome.approval }),
       };
       tree.finish(nodeId, {

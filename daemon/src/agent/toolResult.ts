@@ -1,17 +1,23 @@
 /** Tool results as the model sees them: normalised, and truncated to the byte budget. */
 import type { ApprovalOutcome } from '@arbor/protocol';
+import type { ToolImage } from '../providers/provider.js';
 import type { ToolOutput } from '../tools/tool.js';
 
 export interface ToolResult {
   content: string;
   isError: boolean;
+  images?: readonly ToolImage[];
   /** How the permission gate decided the call (tool-result metadata). */
   approval?: ApprovalOutcome;
 }
 
 export function normalizeOutput(output: ToolOutput): ToolResult {
   if (typeof output === 'string') return { content: output, isError: false };
-  return { content: String(output.content), isError: output.isError === true };
+  return {
+    content: String(output.content),
+    isError: output.isError === true,
+    ...(output.images && output.images.length > 0 ? { images: output.images } : {}),
+  };
 }
 
 export function truncationMarker(keptBytes: number, totalBytes: number): string {

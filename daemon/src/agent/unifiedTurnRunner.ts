@@ -24,6 +24,7 @@ import { ContextEngine, ContextOverflowError } from './context/contextEngine.js'
 import type { ContextSettings } from './context/contextSettings.js';
 import { completeExchanges, type SessionContextStore } from './context/sessionContext.js';
 import { TokenCalibration } from './context/tokenCalibration.js';
+import { withoutImages } from './context/toolImages.js';
 import { withBudgets, type BudgetLimits } from './budgetLimits.js';
 import { ExecutionTree } from './executionTree.js';
 import { AgentLoop, type LoopOutcome } from './loop.js';
@@ -218,7 +219,14 @@ export class UnifiedTurnRunner implements TurnRunner {
     if (stored && loop) {
       try {
         // Redacted like the stored transcript (session.ts): the model's calls may carry secrets.
-        stored.saveTurn(turnId, daemonSecrets.redactDeep(completeExchanges(loop.transcript())));
+        stored.saveTurn(
+          turnId,
+          daemonSecrets.redactDeep(
+            completeExchanges(loop.transcript()).map((message) =>
+              withoutImages(message, 'images go to the model only in the turn that got them'),
+            ),
+          ),
+        );
       } catch (caught) {
         // The next turn then sees this one as text only.
         options.log('warn', `turn ${turnId}: its context was not stored: ${String(caught)}`);

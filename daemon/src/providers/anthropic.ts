@@ -109,7 +109,20 @@ export function toAnthropicMessages(messages: readonly ProviderMessage[]): Messa
           {
             type: 'tool_result',
             tool_use_id: message.toolCallId,
-            content: message.content,
+            content: message.images?.length
+              ? [
+                  { type: 'text', text: message.content },
+                  ...message.images.map((image) => ({
+                    type: 'image' as const,
+                    source: {
+                      type: 'base64' as const,
+                      // Only MODEL_IMAGE_TYPES reach a provider (mcpResult.ts).
+                      media_type: image.mimeType as 'image/png',
+                      data: image.data,
+                    },
+                  })),
+                ]
+              : message.content,
             ...(message.isError ? { is_error: true } : {}),
           },
         ]);

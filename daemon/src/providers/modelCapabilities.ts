@@ -1,6 +1,6 @@
 /**
  * What each known model can do: tools, parallel tool calls, context window,
- * and (Anthropic, where the request must name it) the output token limit.
+ * whether it reads images, and (Anthropic, where the request must name it) the output token limit.
  * Unknown models get the provider's defaults; the config file can override any
  * field per model (`providers.<id>.models.<name>`), e.g. to switch tools off
  * for a local model that cannot call them.
@@ -29,16 +29,31 @@ function outputReserveOf(profile: ModelProfile): number {
 export type ModelOverrides = Partial<ModelProfile>;
 
 const DEFAULTS: Record<string, ModelProfile> = {
-  openai: { tools: true, parallelToolCalls: true, contextWindow: 128_000, maxOutputTokens: 16_384 },
+  openai: {
+    tools: true,
+    parallelToolCalls: true,
+    contextWindow: 128_000,
+    maxOutputTokens: 16_384,
+    images: true,
+  },
+  // Every Claude model since Claude 3 reads images.
   anthropic: {
     tools: true,
     parallelToolCalls: true,
     contextWindow: 200_000,
     maxOutputTokens: 8_192,
+    images: true,
   },
   // Local servers: agent mode stays on (tools are offered); a model that cannot
-  // call tools is switched off per model in the config.
-  local: { tools: true, parallelToolCalls: true, contextWindow: 32_768, maxOutputTokens: 4_096 },
+  // call tools is switched off per model in the config. Images only where the
+  // config says the model reads them.
+  local: {
+    tools: true,
+    parallelToolCalls: true,
+    contextWindow: 32_768,
+    maxOutputTokens: 4_096,
+    images: false,
+  },
 };
 
 const KNOWN: Record<string, Record<string, Partial<ModelProfile>>> = {
@@ -53,7 +68,7 @@ const KNOWN: Record<string, Record<string, Partial<ModelProfile>>> = {
     'gpt-4o-mini': { contextWindow: 128_000 },
     o3: { contextWindow: 200_000, maxOutputTokens: 100_000 },
     'o4-mini': { contextWindow: 200_000, maxOutputTokens: 100_000 },
-    'o3-mini': { contextWindow: 200_000, maxOutputTokens: 100_000 },
+    'o3-mini': { contextWindow: 200_000, maxOutputTokens: 100_000, images: false },
   },
   anthropic: {
     'claude-opus-4-5': { maxOutputTokens: 32_000 },

@@ -15,6 +15,7 @@
 import type OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
+  ChatCompletionContentPart,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
@@ -124,13 +125,24 @@ const FINISH_REASONS: Record<string, ProviderStopReason> = {
   content_filter: 'other',
 };
 
+/**
+ * Chat Completions tool messages take text only, and must follow their
+ * assistant message with nothing between: the images of a run of tool
+ * results go in one user message right after the run.
+ */
 export function toOpenAIMessages(
   system: string,
   messages: readonly ProviderMessage[],
 ): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   if (system.length > 0) out.push({ role: 'system', content: system });
+  let images: ChatCompletionContentPart[] = [];
+  const flushImages = (): void => {
+    if (images.length > 0) out.push({ role: 'user', content: images });
+    images = [];
+  };
   for (const message of messages) {
+    if (message.role !== 'tool') flushImages();
     switch (message.role) {
       case 'user':
         out.push({ role: 'user', content: message.content });
@@ -158,9 +170,21 @@ export function toOpenAIMessages(
         break;
       case 'tool':
         out.push({ role: 'tool', tool_call_id: message.toolCallId, content: message.content });
+        if (message.images?.length) {
+          images.push({
+            type: 'text',
+            text: `Images returned by ${message.name} (call ${message.toolCallId}):`,
+          });
+          for (const image of message.images)
+            images.push({
+              type: 'image_url',
+              image_url: { url: `data:${image.mimeType};base64,${image.data}` },
+            });
+        }
         break;
     }
   }
+  flushImages();
   return out;
 }
 

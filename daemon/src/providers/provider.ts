@@ -14,7 +14,29 @@ export interface ProviderCapabilities {
   contextWindow: number;
   /** Tokens of the window kept free for the answer (the context engine fills at most the rest); absent: 0. */
   outputReserve?: number;
+  /** The model reads images that tools return; absent or false: they are left out with a note. */
+  images?: boolean;
 }
+
+/** An image a tool returned (an MCP server's image content), base64-encoded. */
+export interface ToolImage {
+  mimeType: string;
+  data: string;
+}
+
+/** The image types both Anthropic and OpenAI accept. */
+export const MODEL_IMAGE_TYPES: ReadonlySet<string> = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+]);
+
+/** Anthropic's per-image limit; a larger image is refused by the API, so it is never sent. */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+/** Images per tool result; more stay notes (a request with dozens of screenshots helps nobody). */
+export const MAX_IMAGES_PER_RESULT = 4;
 
 export interface ProviderToolCall {
   id: string;
@@ -42,6 +64,8 @@ export type ProviderMessage =
       name: string;
       content: string;
       isError?: boolean;
+      /** Images the tool returned, sent with the result to a model that reads images. */
+      images?: readonly ToolImage[];
       /** Not sent to the model: how the call went (the permission gate's outcome). */
       metadata?: ToolResultMetadata;
     };

@@ -9,6 +9,10 @@ export const ModelOverride = z
     tools: z.boolean().optional().describe('The model can call tools (false: plain chat)'),
     parallelToolCalls: z.boolean().optional().describe('Several tool calls per turn'),
     contextWindow: z.number().int().positive().optional().describe('Context window in tokens'),
+    images: z
+      .boolean()
+      .optional()
+      .describe('The model reads images returned by tools (false: a note says one was left out)'),
     maxOutputTokens: z.number().int().positive().optional().describe('Answer token limit'),
     outputReserve: z
       .number()

@@ -28,6 +28,7 @@ export const SCRIPTED_CAPABILITIES: ProviderCapabilities = {
   tools: true,
   parallelToolCalls: true,
   contextWindow: 1_000_000,
+  images: true,
 };
 
 /** A script file that cannot be read, is not JSON, or does not match the format. */

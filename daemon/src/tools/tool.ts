@@ -6,7 +6,7 @@
  */
 import type { NodeProgress, NotificationDescriptor, ParamsOf, ToolCategory } from '@arbor/protocol';
 import { z } from 'zod';
-import type { ToolDefinition } from '../providers/provider.js';
+import type { ToolDefinition, ToolImage } from '../providers/provider.js';
 import type { ArtifactStore } from '../agent/context/artifacts.js';
 import type { TurnMemory } from './memory.js';
 
@@ -37,7 +37,8 @@ export interface ToolContext {
 }
 
 /** What the model sees. A plain string is a successful result. */
-export type ToolOutput = string | { content: string; isError?: boolean };
+export type ToolOutput =
+  string | { content: string; isError?: boolean; images?: readonly ToolImage[] };
 
 export interface Tool<I = unknown> {
   readonly name: string;

@@ -171,6 +171,44 @@ describe('anthropic provider (real SDK, local fake API)', () => {
     });
   });
 
+  it("a tool result's images go inside its tool_result as base64 image blocks", async () => {
+    fake.replyWith('text.sse');
+    const data =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    await run({
+      ...REQUEST,
+      messages: [
+        { role: 'user', content: 'look' },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [{ id: 'toolu_1', name: 'screenshot', arguments: {} }],
+        },
+        {
+          role: 'tool',
+          toolCallId: 'toolu_1',
+          name: 'screenshot',
+          content: 'shot',
+          images: [{ mimeType: 'image/png', data }],
+        },
+      ],
+    });
+    const sent = fake.requests[0]!.body['messages'] as { role: string; content: unknown[] }[];
+    assert.deepEqual(sent[2], {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_1',
+          content: [
+            { type: 'text', text: 'shot' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data } },
+          ],
+        },
+      ],
+    });
+  });
+
   it('parallelToolCalls false: disable_parallel_tool_use', async () => {
     fake.replyWith('text.sse');
     await run({ ...REQUEST, parallelToolCalls: false });

@@ -283,6 +283,53 @@ describe('openai provider (real SDK, local fake API)', () => {
     ]);
   });
 
+  it("a tool result's images follow the run of tool messages as one user message of image parts", async () => {
+    fake.replyWith('text.sse');
+    const image = {
+      mimeType: 'image/png',
+      data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    };
+    await collect(
+      provider().stream(
+        {
+          ...REQUEST,
+          messages: [
+            { role: 'user', content: 'look' },
+            {
+              role: 'assistant',
+              content: '',
+              toolCalls: [
+                { id: 'call_1', name: 'screenshot', arguments: {} },
+                { id: 'call_2', name: 'read_file', arguments: {} },
+              ],
+            },
+            {
+              role: 'tool',
+              toolCallId: 'call_1',
+              name: 'screenshot',
+              content: 'shot',
+              images: [image],
+            },
+            { role: 'tool', toolCallId: 'call_2', name: 'read_file', content: 'B' },
+          ],
+        },
+        new AbortController().signal,
+      ),
+    );
+    const messages = fake.requests[0]!.body['messages'] as Record<string, unknown>[];
+    assert.deepEqual(messages.slice(3), [
+      { role: 'tool', tool_call_id: 'call_1', content: 'shot' },
+      { role: 'tool', tool_call_id: 'call_2', content: 'B' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Images returned by screenshot (call call_1):' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${image.data}` } },
+        ],
+      },
+    ]);
+  });
+
   it('no key: a clear error before any request', () => {
     assert.throws(
       () => createProviderFactories({ env: {} }).openai(parseModelRef('openai:gpt-4.1')),

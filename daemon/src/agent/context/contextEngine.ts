@@ -21,6 +21,7 @@ import {
 } from './reducedText.js';
 import type { TokenCalibration } from './tokenCalibration.js';
 import { tokenCounterFor, type CountTokens } from './tokenCounter.js';
+import { IMAGE_TOKENS, imagesOf, withoutImages } from './toolImages.js';
 
 /** Framing tokens each message costs beyond its content (role, separators). */
 const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -94,6 +95,7 @@ export class ContextEngine {
   private readonly textCounts = new Map<CountTokens, Map<string, number>>();
   /** Original message -> what the model gets instead (reduced or trimmed). */
   private readonly replaced = new WeakMap<ProviderMessage, ProviderMessage>();
+  private readonly textForms = new WeakMap<ProviderMessage, ProviderMessage>();
 
   constructor(private readonly options: ContextEngineOptions) {}
 
@@ -108,6 +110,16 @@ export class ContextEngine {
   /** The form the model is sent of a loop message: reduced or trimmed, else itself. */
   sentForm(message: ProviderMessage): ProviderMessage {
     return this.replaced.get(message) ?? message;
+  }
+
+  /** A tool result's text with a note for a model that reads no images; memoised, so its count is too. */
+  private textOnly(message: ProviderMessage): ProviderMessage {
+    let text = this.textForms.get(message);
+    if (text === undefined) {
+      text = withoutImages(message, 'this model reads text only');
+      this.textForms.set(message, text);
+    }
+    return text;
   }
 
   /** After a call: the provider's reported input tokens correct later counts for the model. */
@@ -158,6 +170,11 @@ export class ContextEngine {
 
     const size = (message: ProviderMessage): number => this.messageTokens(count, message);
     const view = input.messages.map((message) => this.sentForm(message));
+    if (input.llm.provider.capabilities.images !== true) {
+      for (const [i, message] of view.entries()) {
+        if (imagesOf(message).length > 0) view[i] = this.textOnly(message);
+      }
+    }
     let counted =
       this.textTokens(count, input.system) +
       input.tools.reduce((sum, tool) => sum + this.toolTokens(count, tool), 0) +
@@ -181,7 +198,8 @@ export class ContextEngine {
         if (message.role !== 'tool') continue;
         const tokens = size(message) - MESSAGE_OVERHEAD_TOKENS;
         if (tokens <= this.options.settings.reducedTokens) continue;
-        swap(i, { ...message, content: this.reduce(message, tokens) }, input.messages[i]!);
+        const reduced = { ...message, content: this.reduce(message, tokens) };
+        swap(i, withoutImages(reduced, 'older tool results go reduced'), input.messages[i]!);
       }
     }
 
@@ -274,7 +292,8 @@ export class ContextEngine {
     const cache = this.cacheOf(count);
     let tokens = cache.get(message);
     if (tokens === undefined) {
-      tokens = MESSAGE_OVERHEAD_TOKENS + count(message.content);
+      tokens =
+        MESSAGE_OVERHEAD_TOKENS + count(message.content) + imagesOf(message).length * IMAGE_TOKENS;
       if (message.role === 'assistant' && message.toolCalls && message.toolCalls.length > 0)
         tokens += count(JSON.stringify(message.toolCalls));
       cache.set(message, tokens);

@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Methods, type ToolInfo, type ToolsListResult } from '@arbor/protocol';
+import Database from 'better-sqlite3';
+import type { Script } from '@arbor/protocol';
 import { script } from '../../agent/harness.js';
 import { assertValid } from '../../helpers/schemas.js';
 import { toolResults, until } from '../../permissions/helpers.js';
@@ -206,41 +208,75 @@ describe('MCP: server-everything over stdio', function () {
     );
   });
 
-  it('an image becomes a note the model can read; an embedded binary resource too', async () => {
-    daemon = mcpDaemon(
-      script({
-        'show me': [
-          {
-            toolCalls: [
-              { id: 'c1', name: 'mcp__everything__get-tiny-image', arguments: {} },
-              {
-                id: 'c2',
-                name: 'mcp__everything__gzip-file-as-resource',
-                arguments: {
-                  name: 'hello.gz',
-                  data: 'data:text/plain;base64,aGVsbG8gd29ybGQ=',
-                  outputType: 'resource',
-                },
+  const showMe = (): Script =>
+    script({
+      'show me': [
+        {
+          toolCalls: [
+            { id: 'c1', name: 'mcp__everything__get-tiny-image', arguments: {} },
+            {
+              id: 'c2',
+              name: 'mcp__everything__gzip-file-as-resource',
+              arguments: {
+                name: 'hello.gz',
+                data: 'data:text/plain;base64,aGVsbG8gd29ybGQ=',
+                outputType: 'resource',
               },
-            ],
-          },
-          { text: 'seen' },
-        ],
-      }),
-      EVERYTHING,
-    );
+            },
+          ],
+        },
+        { text: 'seen' },
+      ],
+      'and now?': [{ text: 'still seen' }],
+    });
+  type SentResult = { content: string; isError?: boolean; images?: { mimeType: string }[] };
+
+  it('an image goes to a model that reads images, named in the text; a binary resource is a note', async () => {
+    daemon = mcpDaemon(showMe(), EVERYTHING);
     const client = await daemon.connect('allow');
     const sessionId = await newSession(client, tempDir(), 'default');
     await turnEnd(client, await send(client, sessionId, 'show me'), 20_000);
-    const [image, resource] = toolResults(daemon.provider);
+    const [image, resource] = toolResults(daemon.provider) as SentResult[];
     assert.equal(image!.isError, false);
     assert.match(
       image!.content,
-      /^Here's the image you requested:\n\[image image\/png, \d+ bytes: not shown/,
+      /^Here's the image you requested:\n\[image image\/png, \d+ bytes, attached\]/,
     );
     assert.match(image!.content, /The image above is the MCP logo\.$/);
     assert.ok(!image!.content.includes('iVBORw0KGgo'), 'no base64 in the text');
+    assert.deepEqual(
+      image!.images?.map((i) => i.mimeType),
+      ['image/png'],
+    );
     assert.match(resource!.content, /\[resource \S*hello\.gz.*bytes of binary data: not shown\]/);
+
+    // The next turn sends the earlier result as text: images go only with the turn that got them.
+    await turnEnd(client, await send(client, sessionId, 'and now?'), 20_000);
+    const later = daemon.provider.requests
+      .at(-1)!
+      .messages.find((m) => m.role === 'tool' && m.name === 'mcp__everything__get-tiny-image') as
+      SentResult | undefined;
+    assert.ok(later, 'the earlier tool result is in the next request');
+    assert.equal(later.images, undefined);
+    assert.match(
+      later.content,
+      /\[an image left out: images go to the model only in the turn that got them\]$/,
+    );
+    const db = new Database(daemon.store.path, { readonly: true });
+    const stored = JSON.stringify(db.prepare('SELECT messages FROM turn_contexts').all());
+    db.close();
+    assert.match(stored, /get-tiny-image/);
+    assert.ok(!stored.includes('iVBORw0KGgo'), 'no image data in the store');
+  });
+
+  it('a model that reads no images gets the result text and a note instead', async () => {
+    daemon = mcpDaemon(showMe(), EVERYTHING, {}, { images: false });
+    const client = await daemon.connect('allow');
+    const sessionId = await newSession(client, tempDir(), 'default');
+    await turnEnd(client, await send(client, sessionId, 'show me'), 20_000);
+    const [image] = toolResults(daemon.provider) as SentResult[];
+    assert.equal(image!.images, undefined);
+    assert.match(image!.content, /\[an image left out: this model reads text only\]$/);
   });
 });
 

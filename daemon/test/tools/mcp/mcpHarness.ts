@@ -17,6 +17,7 @@ import {
 } from '../../../src/config/mcpConfig.js';
 import { silentLogger } from '../../../src/logging/logger.js';
 import { createPermissionGate } from '../../../src/permissions/permissionGate.js';
+import type { ProviderCapabilities } from '../../../src/providers/provider.js';
 import { ScriptedProvider } from '../../../src/providers/scripted.js';
 import { buildRouter } from '../../../src/server/handlers/index.js';
 import { SessionManager } from '../../../src/session/sessionManager.js';
@@ -75,10 +76,12 @@ export function mcpDaemon(
   turnScript: Script,
   servers: McpServers,
   settings: McpSettings = {},
+  /** What the scripted model can do (e.g. `images: false` for a text-only model). */
+  capabilities: Partial<ProviderCapabilities> = {},
 ): McpDaemon {
   const dataDir = tempDir('arbor-mcp-data-');
   const store = openStore(dataDir);
-  const provider = new RecordingProvider(new ScriptedProvider(turnScript));
+  const provider = new RecordingProvider(new ScriptedProvider(turnScript, { capabilities }));
   const runner = createTurnRunner({
     budgets: DEFAULT_BUDGET_LIMITS,
     defaultModel: undefined,
@@ -88,6 +91,8 @@ export function mcpDaemon(
     tools: [],
     gate: createPermissionGate({ alwaysAsk: [], dataDir }),
     chunkCoalesceMs: 0,
+    // As the daemon does: each turn as the model saw it is stored for the next.
+    sessionContext: (sessionId) => store.context.of(sessionId),
   });
   const logs: string[] = [];
   const hub = new McpHub({

@@ -128,11 +128,30 @@ describe('MCP tools', () => {
           { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
         ],
       }),
-      'a\n[resource file:///r.txt (text/plain)]\nbody\n[resource link file:///l "l"]\n[audio audio/wav, 3 bytes: not shown, this model gets text only]',
+      'a\n[resource file:///r.txt (text/plain)]\nbody\n[resource link file:///l "l"]\n[audio audio/wav, 3 bytes: not shown, models here get no audio]',
     );
     assert.equal(mcpResultOutput({ content: [], structuredContent: { t: 1 } }), '{"t":1}');
     assert.deepEqual(mcpResultOutput({ content: [{ type: 'text', text: 'no' }], isError: true }), {
       content: 'no',
+      isError: true,
+    });
+  });
+
+  it('images: attached when a model could read them, else a note saying why not', () => {
+    const png = (data: string) => ({ type: 'image' as const, data, mimeType: 'image/png' });
+    const five = Array.from({ length: 5 }, () => png('AAAA'));
+    const output = mcpResultOutput({
+      content: [...five, { type: 'image', data: 'AAAA', mimeType: 'image/tiff' }],
+    });
+    assert.ok(typeof output === 'object');
+    assert.equal(output.images?.length, 4, 'at most four images per result');
+    const lines = output.content.split('\n');
+    assert.deepEqual(lines.slice(0, 4), Array(4).fill('[image image/png, 3 bytes, attached]'));
+    assert.equal(lines[4], '[image image/png, 3 bytes: not shown, only 4 images per result]');
+    assert.equal(lines[5], '[image image/tiff, 3 bytes: not shown, not a type models read]');
+    const huge = mcpResultOutput({ content: [png('A'.repeat(8 * 1024 * 1024))], isError: true });
+    assert.deepEqual(huge, {
+      content: `[image image/png, ${6 * 1024 * 1024} bytes: not shown, over ${5 * 1024 * 1024} bytes]`,
       isError: true,
     });
   });
