@@ -82,6 +82,7 @@ class ArborExtension extends Disposable {
       }
     });
     command('arbor.showLogs', () => this.output.show(true));
+    command('arbor.showToolServers', () => this.controller.showToolServers());
     command('arbor.restartDaemon', () => this.supervisor.restart());
     // For tests and other extensions: which session the chat shows.
     command('arbor.internal.currentSession', () => this.controller.currentSessionId);

@@ -19,6 +19,7 @@ import type { HostMessage, WebviewMessage } from '../shared/messages.js';
 import type { DiffDocuments } from '../tools/diffDocuments.js';
 import { Disposable } from '../util/disposable.js';
 import { bridgeSessionView, sessionMessage } from './sessionBridge.js';
+import { toolServerItems } from '../toolServers/toolServerItems.js';
 
 export interface ChatStatus {
   state: 'offline' | 'idle' | 'running' | 'requires_action';
@@ -184,6 +185,29 @@ export class ChatController extends Disposable {
     if (pick) await this.setMode(pick.mode);
   }
 
+  /** Every tool server of the chat's session, with its status; a failing one offers the logs. */
+  async showToolServers(): Promise<void> {
+    const client = this.#requireClient();
+    const sessionId = this.#sessionId;
+    if (!sessionId) {
+      void vscode.window.showInformationMessage('Arbor: open a chat to see its tool servers.');
+      return;
+    }
+    const catalogue = await ToolCatalogue.load(client, sessionId);
+    this.#post({ type: 'tools', tools: catalogue.list(), servers: [...catalogue.servers] });
+    if (catalogue.servers.length === 0) {
+      void vscode.window.showInformationMessage(
+        'Arbor: no MCP servers are configured for this workspace (mcpServers in the config file).',
+      );
+      return;
+    }
+    const pick = await vscode.window.showQuickPick(toolServerItems(catalogue.servers), {
+      title: 'Arbor: Tool Servers',
+      matchOnDetail: true,
+    });
+    if (pick && pick.server.status !== 'ready') this.output.show(true);
+  }
+
   async newChat(model?: string): Promise<void> {
     this.#requireClient();
     // An empty current chat is reused, unless a different model is asked for.
@@ -318,6 +342,8 @@ export class ChatController extends Disposable {
       view.on('turnEnded', ({ stopReason, state }) => {
         if (stopReason === 'error' && state.error) this.#notice('error', state.error.message);
         void this.#refreshSessions();
+        // Tool servers start, fail or change their tools during turns.
+        void this.#postTools(session.sessionId);
       }),
       // Deleted from another client (or a terminal): this chat cannot go on.
       view.on('deleted', () => {
