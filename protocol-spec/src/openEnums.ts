@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import type { ApprovalOutcome } from './approvalTypes.js';
 import type { StopReason } from './base.js';
 import type { ToolServerStatus } from './tools.js';
-import type { NodeStatus } from './tree.js';
+import type { NodeKind, NodeStatus } from './tree.js';
 
 /** Field name -> the value an unknown one is handled as. */
 export const OPEN_ENUM_STAND_INS = {
@@ -25,6 +25,8 @@ export const OPEN_ENUM_STAND_INS = {
    * A tool server's status (tools/list servers): its tools are not there.
    */
   status: 'error' satisfies NodeStatus & ToolServerStatus,
+  /** A tree node's kind: a step the client shows as it shows a tool call. */
+  kind: 'tool' satisfies NodeKind,
 } as const;
 
 type OpenField = keyof typeof OPEN_ENUM_STAND_INS;

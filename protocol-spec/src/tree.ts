@@ -17,7 +17,9 @@ import { notification } from './descriptor.js';
 export const PREVIEW_MAX_CHARS = 500;
 const Preview = z.string().max(PREVIEW_MAX_CHARS);
 
-export const NodeKind = z.enum(['turn', 'tool', 'subtask']);
+export const NodeKind = z
+  .enum(['turn', 'tool', 'subtask', 'compaction'])
+  .describe('compaction (protocol 1.1): earlier conversation summarized by a model call');
 export type NodeKind = z.infer<typeof NodeKind>;
 
 export const NodeStatus = z

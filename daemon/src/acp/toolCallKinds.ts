@@ -21,6 +21,8 @@ const KIND_BY_TOOL: Readonly<Record<string, ToolKind>> = {
   run_subtask: 'think',
   finish_subtask: 'think',
   todo_write: 'think',
+  // The context engine's summary of earlier turns (a compaction node).
+  compact_context: 'think',
 };
 
 const KIND_BY_CATEGORY: Readonly<Record<ToolCategory, ToolKind>> = {
@@ -37,13 +39,14 @@ export function toolKind(name: string, category: ToolCategory | undefined): Tool
 
 /**
  * One line saying what the call does. Subtask titles start with "Subtask"
- * so an editor that cannot nest still tells them from tool calls.
+ * so an editor that cannot nest still tells them from tool calls. `nodeTitle`
+ * is the tree node's title (a subtask's, a compaction's).
  * `summary` is the tool catalogue's one-line summary of other tools' arguments.
  */
 export function toolTitle(
   name: string,
   args: ToolArgs,
-  subtaskTitle: string | undefined,
+  nodeTitle: string | undefined,
   summary: string | undefined,
 ): string {
   const path = stringArg(args, 'path');
@@ -51,7 +54,7 @@ export function toolTitle(
   const key = stringArg(args, 'key');
   switch (name) {
     case 'run_subtask':
-      return `Subtask: ${subtaskTitle ?? stringArg(args, 'title') ?? 'untitled'}`;
+      return `Subtask: ${nodeTitle ?? stringArg(args, 'title') ?? 'untitled'}`;
     case 'read_file':
       return `Read ${path ?? 'a file'}${linesOf(args)}`;
     case 'list_dir':
@@ -68,6 +71,8 @@ export function toolTitle(
       return `Run ${oneLine(stringArg(args, 'command') ?? 'a command')}`;
     case 'todo_write':
       return 'Update the plan';
+    case 'compact_context':
+      return nodeTitle ?? 'Summarize the earlier conversation';
     case 'memory_list':
       return 'List the turn memory';
     case 'memory_read':

@@ -95,6 +95,8 @@ export class AgentLoop {
   text = '';
   private readonly messages: ProviderMessage[];
   private prunable: number;
+  /** The summary that replaced the earlier turns, when this loop compacted them. */
+  private summary: ProviderMessage | undefined;
   private finished: { value: unknown } | undefined;
   private schemaFailures = 0;
   private lastSchemaErrors: string[] = [];
@@ -174,9 +176,16 @@ export class AgentLoop {
     return { kind: 'max_iterations', text: this.text };
   }
 
-  /** The running turn as the model was last sent it (reduced where it was), from its user message on. */
+  /**
+   * The running turn as the model was last sent it (reduced where it was),
+   * from its user message on; first the summary of the earlier turns when
+   * this turn compacted them, so later turns start from it.
+   */
   transcript(): ProviderMessage[] {
-    return this.messages.slice(this.prunable).map((message) => this.ctx.context.sentForm(message));
+    const turn = this.messages
+      .slice(this.prunable)
+      .map((message) => this.ctx.context.sentForm(message));
+    return this.summary && this.messages.includes(this.summary) ? [this.summary, ...turn] : turn;
   }
 
   private schemaNotSatisfied(message: string): LoopOutcome {
@@ -280,8 +289,14 @@ export class AgentLoop {
       }
       throw caught;
     }
-    this.messages.splice(0, assembled.dropped);
-    this.prunable -= assembled.dropped;
+    if (assembled.summary) {
+      this.messages.splice(0, assembled.dropped, assembled.summary);
+      this.prunable += 1 - assembled.dropped;
+      this.summary = assembled.summary;
+    } else {
+      this.messages.splice(0, assembled.dropped);
+      this.prunable -= assembled.dropped;
+    }
     budget.checkHistoryTokens(limits.maxHistoryTokens, assembled.tokens, this.params.nodeId);
     return assembled;
   }

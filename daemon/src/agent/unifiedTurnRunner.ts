@@ -25,6 +25,7 @@ import type { ContextSettings } from './context/contextSettings.js';
 import { completeExchanges, type SessionContextStore } from './context/sessionContext.js';
 import { TokenCalibration } from './context/tokenCalibration.js';
 import { withoutImages } from './context/toolImages.js';
+import { compactor } from './context/compaction.js';
 import { withBudgets, type BudgetLimits } from './budgetLimits.js';
 import { ExecutionTree } from './executionTree.js';
 import { AgentLoop, type LoopOutcome } from './loop.js';
@@ -164,6 +165,16 @@ export class UnifiedTurnRunner implements TurnRunner {
           calibration: this.calibration,
           artifacts: stored?.artifacts ?? new MemoryArtifactStore(),
           turnId,
+          // Only the root loop has earlier turns to summarize.
+          compact: compactor({
+            tree,
+            budget,
+            accountant,
+            signal: controller.signal,
+            log: options.log,
+            parentNodeId: tree.rootId,
+            depth: 0,
+          }),
         }),
         events,
         gate: options.gate,

@@ -56,7 +56,12 @@ export interface NativeMessage {
 
 /** The conversation as the provider sees it. `tool` messages answer `toolCalls` by id. */
 export type ProviderMessage =
-  | { role: 'user'; content: string }
+  | {
+      role: 'user';
+      content: string;
+      /** The context engine's summary of earlier turns (context/compaction.ts); sent as a user message. */
+      summary?: boolean;
+    }
   | { role: 'assistant'; content: string; toolCalls?: ProviderToolCall[]; native?: NativeMessage }
   | {
       role: 'tool';

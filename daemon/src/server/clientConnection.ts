@@ -55,6 +55,8 @@ export interface ClientContext {
   readonly clientId: string;
   /** This client as an event subscriber, for session/new and session/attach. */
   readonly subscriber: EventSubscriber;
+  /** What the client advertised in `initialize` (e.g. openEnums: the values it may be sent). */
+  readonly capabilities: ClientCapabilities;
   /** Runs `fn` once the response to the current request has been queued for writing. */
   afterReply(fn: () => void): void;
 }
@@ -272,6 +274,7 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
       const context: ClientContext = {
         clientId: this.clientId,
         subscriber: this,
+        capabilities: this.clientCapabilities,
         afterReply: (fn) => deferred.push(fn),
       };
       try {
@@ -364,7 +367,12 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
   }
 
   private context(): ClientContext {
-    return { clientId: this.clientId, subscriber: this, afterReply: (fn) => setImmediate(fn) };
+    return {
+      clientId: this.clientId,
+      subscriber: this,
+      capabilities: this.clientCapabilities,
+      afterReply: (fn) => setImmediate(fn),
+    };
   }
 
   /**

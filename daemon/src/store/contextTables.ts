@@ -8,6 +8,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Artifact } from '../agent/context/artifacts.js';
+import { isSummary } from '../agent/context/compaction.js';
 import type { SessionContextStore } from '../agent/context/sessionContext.js';
 import type { ProviderMessage } from '../providers/provider.js';
 import { CHARS_PER_TOKEN } from './store.js';
@@ -98,11 +99,13 @@ export class ContextTables {
           const text = row.context ?? row.content;
           tokens += Math.ceil(text.length / CHARS_PER_TOKEN);
           if (tokens > maxTokens) break;
-          turns.push(
+          const turn =
             row.context === null
               ? [{ role: row.role, content: row.content }]
-              : (JSON.parse(row.context) as ProviderMessage[]),
-          );
+              : (JSON.parse(row.context) as ProviderMessage[]);
+          turns.push(turn);
+          // A turn that compacted the ones before it starts with their summary: older turns are in it.
+          if (isSummary(turn[0])) break;
         }
         const history = turns.reverse().flat();
         while (history.length > 0 && history[0]!.role !== 'user') history.shift();

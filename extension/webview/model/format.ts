@@ -50,6 +50,7 @@ export const TURN_STATUS_LABEL: Record<TurnStatus, string> = {
 /** Subtasks show their title, tools their name (and title when it adds something). */
 export function nodeLabel(node: ExecutionTreeNode): string {
   if (node.kind === 'subtask') return node.title ?? 'Subtask';
+  if (node.kind === 'compaction') return node.title ?? 'Summarizing the earlier conversation';
   if (node.title && node.title !== node.name) return `${node.name}: ${node.title}`;
   return node.name;
 }

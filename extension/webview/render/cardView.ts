@@ -29,6 +29,11 @@ export interface CardBody {
 
 let nextDomId = 0;
 
+const KIND_LABEL: Partial<Record<ExecutionTreeNode['kind'], string>> = {
+  subtask: 'Subtask',
+  compaction: 'Compaction',
+};
+
 export class CardView {
   readonly el: HTMLElement;
   readonly header: HTMLButtonElement;
@@ -96,7 +101,7 @@ export class CardView {
       node.kind === 'tool' ? (tools.summarize(node.name, node.argsPreview) ?? '') : '',
     );
     setText(this.#srStatus, `, ${STATUS_LABEL[node.status]}`);
-    setAttr(this.el, 'aria-label', `${node.kind === 'subtask' ? 'Subtask' : 'Tool'} ${label}`);
+    setAttr(this.el, 'aria-label', `${KIND_LABEL[node.kind] ?? 'Tool'} ${label}`);
     setAttr(this.el, 'data-status', node.status);
     setAttr(this.el, 'data-kind', node.kind);
     this.#isError = isErrorNode(node);

@@ -1,7 +1,8 @@
 /**
  * A client with `capabilities.openEnums` reads an enum value it does not know
- * as its stand-in (versioning.md#open-enums): a session/state idle with a
- * future stopReason still ends the turn, and the event counts as applied.
+ * as its stand-in (versioning.md#open-enums): a tree node of a future kind
+ * is kept (shown as a tool call), a session/state idle with a future
+ * stopReason still ends the turn, and both events count as applied.
  */
 import { Methods } from '@arbor/protocol';
 import type { Scenario } from '../scenario.js';
@@ -13,7 +14,8 @@ const CHECK = 'client.versioning.open-enums';
 export const openEnums: Scenario<ClientContext> = {
   id: 'client-open-enums',
   role: 'client',
-  title: 'a stopReason the client does not know ends the turn; the event is not dropped',
+  title:
+    'a node kind and a stopReason the client does not know: the node is kept, the turn ends; no event is dropped',
   checks: [CHECK],
   async run(ctx) {
     const conn = await ready(ctx);
@@ -25,7 +27,26 @@ export const openEnums: Scenario<ClientContext> = {
       turnId,
       nodes: [{ id: 't', parentId: null, kind: 'turn', name: 'turn', status: 'running', depth: 0 }],
     });
-    // A value no version of the spec lists: deliberately outside the schema.
+    // Values no version of the spec lists: deliberately outside the schema.
+    conn.notify(
+      Methods.TreeUpdate.method,
+      {
+        sessionId: ctx.sessionId,
+        seq: ++ctx.lastSeq,
+        turnId,
+        nodes: [
+          {
+            id: 'future',
+            parentId: 't',
+            kind: 'conformance_future_kind',
+            name: 'conformance_step',
+            status: 'done',
+            depth: 0,
+          },
+        ],
+      },
+      true,
+    );
     conn.notify(
       Methods.SessionState.method,
       {
@@ -41,10 +62,13 @@ export const openEnums: Scenario<ClientContext> = {
     await sleep(50);
     const state = await clientState(ctx, conn, CHECK);
     if (!state) return;
+    const nodes = ((state.tree as { nodes?: { id?: unknown }[] } | undefined)?.nodes ?? []).map(
+      (node) => node.id,
+    );
     ctx.recorder.expect(
       CHECK,
-      state.state === 'idle' && state.lastSeq === ctx.lastSeq,
-      `after session/state idle with an unknown stopReason (seq ${ctx.lastSeq}) the client shows state ${String(state.state)}, lastSeq ${String(state.lastSeq)}`,
+      state.state === 'idle' && state.lastSeq === ctx.lastSeq && nodes.includes('future'),
+      `after a tree node of an unknown kind and session/state idle with an unknown stopReason (seq ${ctx.lastSeq}) the client shows state ${String(state.state)}, lastSeq ${String(state.lastSeq)}, nodes ${JSON.stringify(nodes)}`,
     );
   },
 };

@@ -3,8 +3,9 @@
  * call, at every depth. It builds the messages to send and guarantees the
  * request fits the model's window minus its output reserve, shrinking in this
  * order until it does: older tool results (of earlier model calls) become
- * reduced versions, the oldest earlier turns are dropped whole, an oversized
- * user message is trimmed with a marker. A request that still does not fit is
+ * reduced versions, earlier turns are summarized by one model call
+ * (compaction.ts) or, when that fails, the oldest are dropped whole, an
+ * oversized user message is trimmed with a marker. A request that still does not fit is
  * a ContextOverflowError, before any provider call. The loop's own messages
  * are never changed; reductions are memoised, so later calls (and the
  * provider's prompt cache) see the same reduced text.
@@ -22,6 +23,7 @@ import {
 import type { TokenCalibration } from './tokenCalibration.js';
 import { tokenCounterFor, type CountTokens } from './tokenCounter.js';
 import { IMAGE_TOKENS, imagesOf, withoutImages } from './toolImages.js';
+import type { Compact } from './compaction.js';
 
 /** Framing tokens each message costs beyond its content (role, separators). */
 const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -73,6 +75,8 @@ export interface AssembledRequest {
   counted: number;
   /** How many leading messages (whole earlier turns) were left out. */
   dropped: number;
+  /** What stands for the dropped messages from now on: their summary, first in `messages`. */
+  summary?: ProviderMessage;
   /** window - outputReserve. */
   limit: number;
 }
@@ -82,6 +86,8 @@ export interface ContextEngineOptions {
   calibration: TokenCalibration;
   artifacts: ArtifactStore;
   turnId: string;
+  /** Summarizes earlier turns; absent: they are only ever dropped. */
+  compact?: Compact;
 }
 
 export function modelKey(llm: ResolvedProvider): string {
@@ -96,6 +102,8 @@ export class ContextEngine {
   /** Original message -> what the model gets instead (reduced or trimmed). */
   private readonly replaced = new WeakMap<ProviderMessage, ProviderMessage>();
   private readonly textForms = new WeakMap<ProviderMessage, ProviderMessage>();
+  /** Compaction runs at most once a turn: a second would only summarize the summary. */
+  private compacted = false;
 
   constructor(private readonly options: ContextEngineOptions) {}
 
@@ -203,19 +211,39 @@ export class ContextEngine {
       }
     }
 
-    // 2. The oldest earlier turns go, whole: a turn starts at a user message, so a
-    //    tool call never loses its result.
+    // 2. Earlier turns are summarized, once a turn: the summary stands for all of them.
+    let summary: ProviderMessage | undefined;
+    if (
+      corrected() > target &&
+      input.prunable > 0 &&
+      this.options.compact &&
+      !this.compacted &&
+      input.budgetLeft.llmCalls >= 1
+    ) {
+      this.compacted = true;
+      const earlier = view.slice(0, input.prunable);
+      summary = await this.options.compact(input.llm, earlier, Math.floor(limit / ratio) / 2);
+      if (summary) {
+        counted -= earlier.reduce((sum, message) => sum + size(message), 0);
+        counted += size(summary);
+        view.splice(0, input.prunable, summary);
+      }
+    }
+    const prunable = summary ? 1 : input.prunable;
+
+    // 3. The oldest earlier turns go, whole (the summary counts as one): a turn starts at a
+    //    user message, so a tool call never loses its result.
     let dropped = 0;
-    while (corrected() > target && dropped < input.prunable) {
+    while (corrected() > target && dropped < prunable) {
       do {
         counted -= size(view[dropped]!);
         dropped += 1;
-      } while (dropped < input.prunable && view[dropped]?.role !== 'user');
+      } while (dropped < prunable && view[dropped]?.role !== 'user');
     }
     view.splice(0, dropped);
 
-    // 3. The running turn's own user message, when it alone is too big for the window.
-    const userIndex = input.prunable - dropped;
+    // 4. The running turn's own user message, when it alone is too big for the window.
+    const userIndex = prunable - dropped;
     const user = view[userIndex];
     if (corrected() > limit && user?.role === 'user') {
       const room = Math.floor(limit / ratio) - (counted - size(user));
@@ -248,7 +276,16 @@ export class ContextEngine {
         awarenessLimit,
       );
     }
-    return { messages: view, tokens, counted, dropped, limit };
+    if (!summary) return { messages: view, tokens, counted, dropped, limit };
+    // Every earlier turn is gone from the loop; the summary stands for them unless it went too.
+    return {
+      messages: view,
+      tokens,
+      counted,
+      dropped: input.prunable,
+      ...(dropped === 0 ? { summary } : {}),
+      limit,
+    };
   }
 
   /** The reduced version of an older tool result; its full text goes to an artifact. */

@@ -91,6 +91,9 @@ function nodeLabel(node: ExecutionTreeNode, tree: TreeReducer, options: TreeForm
   if (node.kind === 'subtask') {
     return `${style.bold(node.title ?? 'subtask')} ${style.dim('(subtask)')}`;
   }
+  if (node.kind === 'compaction') {
+    return `${style.bold(node.title ?? 'summarizing the earlier conversation')} ${style.dim('(compaction)')}`;
+  }
   // From the tool's schema when the catalogue knows it: `src/a.ts`, not `{"path":"src/a.ts"}`.
   const about =
     options.tools?.summarize(node.name, node.argsPreview) ??

@@ -4,6 +4,7 @@ import { rpcErrors } from '../../rpcError.js';
 import type { SessionManager } from '../../session/sessionManager.js';
 import type { ClientContext } from '../clientConnection.js';
 import type { MethodRouter } from '../methodRouter.js';
+import { resultForClient } from '../v1Events.js';
 
 export function registerSessionMethods(
   router: MethodRouter<ClientContext>,
@@ -18,7 +19,9 @@ export function registerSessionMethods(
       return session.describe();
     })
     .onRequest(Methods.SessionList, (params) => sessions.list(params))
-    .onRequest(Methods.SessionLoad, (params) => sessions.load(params.sessionId))
+    .onRequest(Methods.SessionLoad, (params, client) =>
+      resultForClient(sessions.load(params.sessionId), client.capabilities),
+    )
     .onRequest(Methods.SessionDelete, async (params) => {
       await sessions.delete(params.sessionId);
       return {};
@@ -32,7 +35,9 @@ export function registerSessionMethods(
         role: attached.role,
         lastSeq: attached.lastSeq,
         replay: attached.replay,
-        ...(attached.snapshot && { snapshot: attached.snapshot }),
+        ...(attached.snapshot && {
+          snapshot: resultForClient(attached.snapshot, client.capabilities),
+        }),
       };
     })
     .onRequest(Methods.SessionDetach, (params, client) => {

@@ -1,10 +1,12 @@
 /**
  * The context engine over long sessions (issue 18): requests never exceed
  * the window minus the output reserve, older tool results go out reduced
- * while the latest stay whole, earlier turns are dropped whole, and the
+ * while the latest stay whole, earlier turns are summarized now and then
+ * (compaction.test.ts has the details), and the
  * provider's reported usage corrects the engine's counts.
  */
 import { strict as assert } from 'node:assert';
+import { TRANSCRIPT_HEADER } from '../../../src/agent/context/compaction.js';
 import { ScriptedProvider } from '../../../src/providers/scripted.js';
 import type { ProviderMessage } from '../../../src/providers/provider.js';
 import { removeScratchDirs } from '../../store/helpers.js';
@@ -38,6 +40,9 @@ describe('context engine: long sessions', function () {
         { text: `answer ${i}` },
       ];
     }
+    conversations[TRANSCRIPT_HEADER] = [
+      { text: 'Earlier: numbered questions, each with a report.' },
+    ];
     const provider = new MeasuringProvider(
       new ScriptedProvider(script(conversations as Parameters<typeof script>[0]), {
         capabilities: { contextWindow: WINDOW, outputReserve: RESERVE },
@@ -45,26 +50,32 @@ describe('context engine: long sessions', function () {
     );
     const session = new StoredSession({ provider, tools: [reportTool(REPORT_CHARS)] });
     try {
+      let compactions = 0;
       for (let i = 1; i <= TURNS; i++) {
         const result = await session.turn(`question ${i}`);
         assert.equal(result.stopReason, 'end_turn', `turn ${i}: ${result.error}`);
+        compactions += result.tree.nodes.filter((node) => node.kind === 'compaction').length;
       }
-      assert.equal(provider.sizes.length, 2 * TURNS);
+      // A summary buys many turns: reduced tool results fill the window again only slowly.
+      assert.ok(compactions >= 1 && compactions <= TURNS / 10, `${compactions} compactions`);
+      assert.equal(provider.sizes.length, 2 * TURNS + compactions);
       const largest = Math.max(...provider.sizes);
       assert.ok(largest <= WINDOW - RESERVE, `largest request: ${largest} tokens`);
       // Without the engine the history alone would be far over the window.
       assert.ok(TURNS * (REPORT_CHARS / 4) > 20 * WINDOW);
 
-      // The last request: this turn's result whole, the earlier turns' results reduced.
+      // The last request: this turn's result whole; earlier ones whole, or reduced once they
+      // stopped fitting (how far depends on how long ago the last summary was made).
       const last = provider.last!;
       const results = toolResults(last.messages);
       assert.ok(results.length >= 3, `${results.length} tool results in the last request`);
       assert.equal(results.at(-1), numberedText(`report ${TURNS}`, REPORT_CHARS));
       for (const earlier of results.slice(0, -1)) {
+        if (earlier.length === REPORT_CHARS) continue;
         assert.match(earlier, /\[reduced: \d+ tokens, full result kept as artifact art_[\w-]+\]$/);
         assert.ok(earlier.length < 1_000);
       }
-      // Earlier turns were dropped whole: every tool result still answers a call it follows.
+      // Earlier turns went whole, into the summary: every tool result still answers a call it follows.
       const calls = new Set(
         last.messages
           .flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []))
@@ -75,9 +86,10 @@ describe('context engine: long sessions', function () {
           assert.ok(calls.has(message.toolCallId), 'orphaned tool result');
       }
       assert.equal(last.messages[0]?.role, 'user');
+      assert.match(last.messages[0]!.content, /^\[Summary of the \d+ earlier messages/);
       assert.ok(
         !last.messages.some((m) => m.content === 'question 1'),
-        'the oldest turns were dropped',
+        'the oldest turns were summarized',
       );
 
       // The store's messages are the full record: no reduced text in what session/load shows.
