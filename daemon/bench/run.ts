@@ -4,6 +4,7 @@
  */
 import { coldStartBenchmark } from './coldStart.js';
 import { contextEngineBenchmark } from './contextEngine.js';
+import { mcpCallOverheadBenchmark } from './mcpCallOverhead.js';
 import { benchParallelSubtasks } from './parallelSubtasks.js';
 import { storeBenchmark } from './store.js';
 import { streamingBenchmark } from './streaming.js';
@@ -27,3 +28,5 @@ storeBenchmark();
 await contextEngineBenchmark();
 
 watcherBenchmark();
+
+await mcpCallOverheadBenchmark();

@@ -17,6 +17,8 @@ import {
   type McpServer,
 } from '@agentclientprotocol/sdk';
 import type { Logger } from '../logging/logger.js';
+import type { SessionMcpServers } from '../server/startDaemon.js';
+import { editorMcpServers } from './acpMcpServers.js';
 import { AcpSession } from './acpSession.js';
 import { arborCall } from './arborErrors.js';
 import { promptText } from './promptText.js';
@@ -29,11 +31,17 @@ export interface AcpAgentOptions {
   version: string;
   /** The model of sessions this bridge creates (`--connect --model`). */
   sessionModel: string | undefined;
+  /**
+   * Runs the MCP servers the editor passes, for the daemon in this process;
+   * absent (`--connect`): they are refused, the Arbor protocol cannot pass them.
+   */
+  mcpServers?: SessionMcpServers;
   log: Logger;
 }
 
 export function createAcpAgent(options: AcpAgentOptions): AgentApp {
   const { arbor, tracker, log } = options;
+  const runsMcpServers = options.mcpServers !== undefined;
   const sessions = new Map<string, AcpSession>();
   const sessionOf = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
@@ -64,8 +72,8 @@ export function createAcpAgent(options: AcpAgentOptions): AgentApp {
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        // MCP servers from the editor are not run yet (see daemon/docs/acp.md).
-        mcpCapabilities: { http: false, sse: false },
+        // Only a daemon in this process can be given the editor's servers (see daemon/docs/acp.md).
+        mcpCapabilities: { http: runsMcpServers, sse: false },
         sessionCapabilities: { list: {}, delete: {} },
       },
       agentInfo: { name: 'arbor', title: 'Arbor', version: options.version },
@@ -79,11 +87,14 @@ export function createAcpAgent(options: AcpAgentOptions): AgentApp {
           ...(options.sessionModel === undefined ? {} : { model: options.sessionModel }),
         }),
       );
-      open(info, await catalogueOf(arbor, info.sessionId, log), client);
+      const given = giveMcpServers(options, info.sessionId, info.workspaceRoot, params.mcpServers);
+      // Lists the session's tools, which starts its MCP servers: their tools get titles and kinds.
+      const catalogue = await catalogueOf(arbor, info.sessionId, log);
+      open(info, catalogue, client);
       return {
         sessionId: info.sessionId,
         modes: sessionModes(info.permissionMode),
-        ...mcpServersMeta(params.mcpServers, log),
+        ...mcpServersMeta(given, catalogue, log),
       };
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
@@ -91,6 +102,12 @@ export function createAcpAgent(options: AcpAgentOptions): AgentApp {
       const loaded = await arborCall(
         () => arbor.request(Methods.SessionLoad, { sessionId }),
         sessionId,
+      );
+      const given = giveMcpServers(
+        options,
+        sessionId,
+        loaded.session.workspaceRoot,
+        params.mcpServers,
       );
       const catalogue = await catalogueOf(arbor, sessionId, log);
       // Idle: attached from the loaded seq, so nothing after the load is missed.
@@ -107,7 +124,7 @@ export function createAcpAgent(options: AcpAgentOptions): AgentApp {
       );
       return {
         modes: sessionModes(loaded.session.permissionMode),
-        ...mcpServersMeta(params.mcpServers, log),
+        ...mcpServersMeta(given, catalogue, log),
       };
     })
     .onRequest(methods.agent.session.list, async ({ params }) => {
@@ -168,25 +185,66 @@ async function catalogueOf(
   }
 }
 
+/** What became of the MCP servers the editor passed for a session. */
+interface GivenMcpServers {
+  /** Run for the session: editor name and server name. */
+  run: { name: string; as: string }[];
+  refused: { name: string; reason: string }[];
+}
+
 /**
- * MCP servers the editor passes are not started yet: say so in the answer's
- * `_meta` and in the log rather than ignore them.
+ * Hands the editor's servers to the daemon as the session's own (replacing
+ * those a previous session/new or session/load gave it); with `--connect`
+ * every one is refused.
+ */
+function giveMcpServers(
+  options: AcpAgentOptions,
+  sessionId: string,
+  workspaceRoot: string,
+  servers: readonly McpServer[],
+): GivenMcpServers {
+  const { log } = options;
+  if (options.mcpServers === undefined) {
+    const reason =
+      'a daemon reached with --connect cannot be given MCP servers over the Arbor protocol';
+    return { run: [], refused: servers.map((server) => ({ name: server.name, reason })) };
+  }
+  const converted = editorMcpServers(servers);
+  for (const { name, as } of converted.names) {
+    if (name !== as)
+      log.info(
+        `acp ${sessionId}: MCP server "${name}" runs as ${as} (its tools are mcp__${as}__*)`,
+      );
+  }
+  options.mcpServers.set(sessionId, workspaceRoot, converted.servers);
+  return { run: converted.names, refused: converted.refused };
+}
+
+/**
+ * The answer's `_meta.arbor`: how each server the editor passed is doing
+ * (`mcpServers`, from tools/list) and those not run, with why
+ * (`unsupported`); both also logged, so a failing server is never silent.
  */
 function mcpServersMeta(
-  servers: readonly McpServer[],
+  given: GivenMcpServers,
+  catalogue: ToolCatalogue,
   log: Logger,
 ): { _meta?: Record<string, unknown> } {
-  if (servers.length === 0) return {};
-  const names = servers.map((server) => server.name);
-  log.warn(`acp: MCP servers from the editor are not supported yet: ${names.join(', ')}`);
-  return {
-    _meta: {
-      arbor: {
-        unsupported: {
-          mcpServers: names,
-          reason: 'Arbor does not run MCP servers passed over ACP yet',
-        },
-      },
-    },
-  };
+  const arbor: Record<string, unknown> = {};
+  if (given.run.length > 0) {
+    arbor['mcpServers'] = given.run.map(({ name, as: server }) => {
+      const status = catalogue.servers.find((listed) => listed.origin === `mcp:${server}`);
+      if (status?.status === 'error')
+        log.warn(`acp: MCP server ${name} failed: ${status.message ?? 'unknown error'}`);
+      const { origin: _origin, ...rest } = status ?? { origin: '', status: 'starting' };
+      return { name, server, ...rest };
+    });
+  }
+  if (given.refused.length > 0) {
+    const names = given.refused.map((refused) => refused.name);
+    const reason = given.refused.map((refused) => `${refused.name}: ${refused.reason}`).join('; ');
+    log.warn(`acp: MCP servers from the editor not run: ${reason}`);
+    arbor['unsupported'] = { mcpServers: names, reason };
+  }
+  return Object.keys(arbor).length === 0 ? {} : { _meta: { arbor } };
 }

@@ -36,6 +36,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
     tracker,
     version: daemonVersion(),
     sessionModel: options.sessionModel,
+    ...(link.sessionMcpServers === undefined ? {} : { mcpServers: link.sessionMcpServers }),
     log,
   }).connect(
     ndJsonStream(

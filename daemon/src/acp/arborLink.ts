@@ -9,6 +9,7 @@ import { connectArbor, readTokenFile } from '@arbor/protocol/client/node';
 import { ConfigError } from '../config/daemonConfig.js';
 import type { Logger } from '../logging/logger.js';
 import { daemonVersion } from '../cli/version.js';
+import type { SessionMcpServers } from '../server/startDaemon.js';
 import type { AcpOptions } from './acpArgs.js';
 import { startInProcessDaemon } from './inProcessDaemon.js';
 
@@ -17,6 +18,8 @@ export interface ArborLink {
   client: ArborClient;
   /** shutdown + exit; for the in-process daemon, waits until its store is closed. */
   close(): Promise<void>;
+  /** In-process only: the daemon runs the MCP servers the editor passes (the wire cannot carry them). */
+  sessionMcpServers?: SessionMcpServers;
 }
 
 export async function openArborLink(options: AcpOptions, log: Logger): Promise<ArborLink> {
@@ -34,6 +37,7 @@ export async function openArborLink(options: AcpOptions, log: Logger): Promise<A
   const client = new ArborClient(daemon.connection, { ...clientOptions, processId: process.pid });
   return {
     client,
+    sessionMcpServers: daemon.sessionMcpServers,
     close: async () => {
       await client.shutdown().catch(() => client.dispose());
       await daemon.stopped;

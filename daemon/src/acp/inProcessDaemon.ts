@@ -16,14 +16,16 @@ import { prepareDataDir } from '../config/dataDir.js';
 import type { Logger } from '../logging/logger.js';
 import { ClientConnection } from '../server/clientConnection.js';
 import { buildRouter } from '../server/handlers/index.js';
-import { createDaemonContext } from '../server/startDaemon.js';
+import { createDaemonContext, type SessionMcpServers } from '../server/startDaemon.js';
 import { daemonVersion } from '../cli/version.js';
 
 export interface InProcessDaemon {
   /** The client end, not listening yet (ArborClient listens once its handlers are set). */
   connection: MessageConnection;
-  /** Settles once the client connection ended (after `exit`) and the store is closed. */
+  /** Settles once the client connection ended (after `exit`), the MCP servers stopped and the store is closed. */
   stopped: Promise<void>;
+  /** Runs the MCP servers the editor passes for a session. */
+  sessionMcpServers: SessionMcpServers;
 }
 
 export async function startInProcessDaemon(
@@ -31,7 +33,7 @@ export async function startInProcessDaemon(
   log: Logger,
 ): Promise<InProcessDaemon> {
   prepareDataDir(config.dataDir);
-  const { context, store } = await createDaemonContext({
+  const { context, store, sessionMcpServers } = await createDaemonContext({
     config,
     log,
     daemonVersion: daemonVersion(),
@@ -48,10 +50,15 @@ export async function startInProcessDaemon(
       router: buildRouter(context),
       // The bridge's process ends with its client: running turns end cancelled, not interrupted.
       onShutdown: () => context.sessions.stopRunningTurns(),
-      onClosed: () => {
-        store.close();
-        resolve();
-      },
+      // Server processes would keep the bridge's process alive after the editor left.
+      onClosed: () =>
+        void sessionMcpServers
+          .stopAll()
+          .catch((error: unknown) => log.warn(`acp: stopping MCP servers: ${String(error)}`))
+          .finally(() => {
+            store.close();
+            resolve();
+          }),
     });
     server.start();
   });
@@ -59,5 +66,5 @@ export async function startInProcessDaemon(
     new StreamMessageReader(fromDaemon),
     new StreamMessageWriter(toDaemon),
   );
-  return { connection, stopped };
+  return { connection, stopped, sessionMcpServers };
 }

@@ -6,7 +6,8 @@
  *
  * One flat object per server rather than a union of two: a mistake then gets
  * an error naming the key ("args: only for a stdio server"), not zod's
- * "Invalid input" for a union.
+ * "Invalid input" for a union. `${VAR}` in a definition is expanded when the
+ * server is resolved (mcpEnvExpansion.ts), not here.
  */
 import { ToolCategory } from '@arbor/protocol';
 import { z } from 'zod';
@@ -19,6 +20,12 @@ export const McpServerName = z
     'server names are 1-32 characters: letters, digits, _ and -, starting with a letter or digit',
   );
 
+export const HttpUrl = z.url({ protocol: /^https?$/ });
+
+/** What the definition says of `${VAR}` (expanded by mcpEnvExpansion.ts), and each field that expands it. */
+const EXPANDS = "${VAR} and ${VAR:-default} expand from the daemon's environment";
+const EXPANSION = `${EXPANDS} in command, args, env and headers values and url (Claude Code's .mcp.json syntax; $VAR and $$ stay as written); a variable unset and without a default puts the server in error, naming it`;
+
 const STDIO_KEYS = ['command', 'args', 'env', 'cwd'] as const;
 const HTTP_KEYS = ['url', 'headers'] as const;
 
@@ -28,13 +35,17 @@ export const McpServerConfig = z
       .enum(['stdio', 'http', 'streamable-http'])
       .optional()
       .describe('Optional, as other agents write it: implied by command (stdio) or url (http)'),
-    command: z.string().min(1).optional().describe('stdio: the executable that runs the server'),
-    args: z.array(z.string()).optional().describe('stdio: its arguments'),
+    command: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(`stdio: the executable that runs the server (${EXPANDS})`),
+    args: z.array(z.string()).optional().describe(`stdio: its arguments (${EXPANDS})`),
     env: z
       .record(z.string(), z.string())
       .optional()
       .describe(
-        "stdio: variables added to the server's environment (the daemon's own secrets are never passed on)",
+        `stdio: variables added to the server's environment; the daemon's own secrets are never passed on, unless a value names one (values: ${EXPANDS})`,
       ),
     cwd: z
       .string()
@@ -42,13 +53,22 @@ export const McpServerConfig = z
       .optional()
       .describe('stdio: working directory (default: the workspace root)'),
     url: z
-      .url({ protocol: /^https?$/ })
+      .string()
+      .superRefine((url, ctx) => {
+        // With a variable in it, it is checked once expanded.
+        if (url.includes('${')) return;
+        const checked = HttpUrl.safeParse(url);
+        if (!checked.success)
+          ctx.addIssue({ code: 'custom', message: checked.error.issues[0]!.message });
+      })
       .optional()
-      .describe('Streamable HTTP: the endpoint'),
+      .describe(`Streamable HTTP: the endpoint, http or https (${EXPANDS})`),
     headers: z
       .record(z.string(), z.string())
       .optional()
-      .describe('Streamable HTTP: headers sent with every request (e.g. Authorization)'),
+      .describe(
+        `Streamable HTTP: headers sent with every request, e.g. "Authorization": "Bearer \${TOKEN}" (values: ${EXPANDS})`,
+      ),
     disabled: z.boolean().optional().describe('Configured but not started'),
     category: ToolCategory.optional().describe(
       "Permission category of all the server's tools, instead of the one its annotations imply",
@@ -88,7 +108,8 @@ export const McpServerConfig = z
         });
       }
     }
-  });
+  })
+  .describe(`An MCP server: {command, args, env, cwd} (stdio) or {url, headers}. ${EXPANSION}`);
 export type McpServerConfig = z.infer<typeof McpServerConfig>;
 
 // Names checked one by one: a record's own key check only says "Invalid key in record".
@@ -131,7 +152,7 @@ export const McpSettings = z
       .boolean()
       .optional()
       .describe(
-        "Start the servers of a workspace's .arbor/mcp.json (default false: a file that came with a cloned repository could run any command as you)",
+        "Start the servers of a workspace's .arbor/mcp.json (default false: a file that came with a cloned repository could run any command as you). Its ${VAR} are expanded too, from the daemon's environment: a trusted file can pass any of the daemon's variables, secrets included, to its servers",
       ),
     emitProgress: z
       .boolean()

@@ -5,11 +5,14 @@
 import { PROTOCOL_PACKAGE_VERSION } from '@arbor/protocol';
 import type { TurnRunner } from '../agent/turnRunner.js';
 import { ConfigError, type DaemonConfig } from '../config/daemonConfig.js';
-import type { TurnToolsProvider, TurnToolsRequest } from '../tools/toolset.js';
+import type { McpServers } from '../config/mcpConfig.js';
+import type { SessionToolsets, TurnToolsProvider, TurnToolsRequest } from '../tools/toolset.js';
 import type { ToolCatalogueSource } from '../tools/catalogue.js';
 import { lazyToolCatalogue } from '../tools/lazyCatalogue.js';
 import { DAEMON_TOOL_NAMES } from '../tools/toolNames.js';
 import { isMcpToolName } from '../tools/mcp/mcpToolNames.js';
+import type { McpHub } from '../tools/mcp/mcpHub.js';
+import { serverSecrets } from '../tools/mcp/mcpSecrets.js';
 import type { Logger } from '../logging/logger.js';
 import { daemonSecrets } from '../security/secretRedactor.js';
 import { startupSecrets } from '../security/startupSecrets.js';
@@ -33,13 +36,25 @@ export interface DaemonOptions {
 }
 
 /**
+ * MCP servers a client passes for one of its sessions (ACP's `mcpServers`),
+ * for a daemon running in that client's process: the wire protocol has no
+ * way to pass them.
+ */
+export interface SessionMcpServers {
+  /** The session's own servers from its next turn on (McpHub.setSessionServers). */
+  set(sessionId: string, workspaceRoot: string, servers: McpServers): void;
+  /** Stops every MCP server of the daemon (their processes would keep it alive). */
+  stopAll(): Promise<void>;
+}
+
+/**
  * Opens the store (a StoreError naming the path when the data dir cannot be
  * used), ends the turns a previous daemon process left running, and builds
  * the context every connection shares. The store is open before any request.
  */
 export async function createDaemonContext(
   options: DaemonOptions,
-): Promise<{ context: DaemonContext; store: Store }> {
+): Promise<{ context: DaemonContext; store: Store; sessionMcpServers: SessionMcpServers }> {
   const { config, log } = options;
   // MCP tools are known only once their servers run: any mcp__ name may be listed.
   const unknown = config.alwaysAsk.filter(
@@ -85,7 +100,7 @@ export async function createDaemonContext(
       approvalTimeoutMs: config.approvalTimeoutMs,
       tools: agent.tools,
     };
-    return { context, store };
+    return { context, store, sessionMcpServers: agent.sessionMcpServers };
   } catch (error) {
     store.close();
     throw error;
@@ -104,17 +119,39 @@ function lazyAgent(
   turnRunner: () => Promise<TurnRunner>;
   toolsets: TurnToolsProvider;
   tools: ToolCatalogueSource;
+  sessionMcpServers: SessionMcpServers;
 } {
   let pending: Promise<TurnRunner> | undefined;
   // Loaded with the agent; a session asks for tools only after its runner is loaded.
-  let loaded: TurnToolsProvider | undefined;
+  let loaded: SessionToolsets | undefined;
+  let hub: McpHub | undefined;
+  // Servers given to sessions before the hub was loaded, handed to it when it is.
+  const early = new Map<string, { workspaceRoot: string; servers: McpServers }>();
+  const sessionMcpServers: SessionMcpServers = {
+    set: (sessionId, workspaceRoot, servers) => {
+      if (hub !== undefined) {
+        hub.setSessionServers(sessionId, workspaceRoot, servers);
+        return;
+      }
+      // Redacted from now on, as the hub would at once.
+      for (const server of Object.values(servers)) daemonSecrets.add(...serverSecrets(server));
+      early.set(sessionId, { workspaceRoot, servers });
+    },
+    stopAll: async () => {
+      early.clear();
+      await loaded?.closeAll();
+    },
+  };
   const toolsets: TurnToolsProvider = {
     forTurn: async (request: TurnToolsRequest) => {
       if (loaded === undefined) throw new Error('the workspace tools are not loaded yet');
       return loaded.forTurn(request);
     },
     serversOf: (sessionId: string) => loaded?.serversOf(sessionId),
-    release: (sessionId) => loaded?.release(sessionId),
+    release: (sessionId) => {
+      early.delete(sessionId);
+      loaded?.release(sessionId);
+    },
   };
   const turnRunner = (): Promise<TurnRunner> => {
     pending ??= Promise.all([
@@ -125,16 +162,20 @@ function lazyAgent(
     ])
       .then(([agent, permissions, tools, mcp]) => {
         if (loaded === undefined) {
-          const hub = new mcp.McpHub({
+          const created = new mcp.McpHub({
             config: config.mcp,
             clientVersion: daemonVersion,
             log: (level, message) => log.log(level, `mcp: ${message}`),
           });
           // Server processes must not outlive the daemon, however it exits.
-          process.once('exit', () => hub.killAll());
+          process.once('exit', () => created.killAll());
+          for (const [sessionId, given] of early)
+            created.setSessionServers(sessionId, given.workspaceRoot, given.servers);
+          early.clear();
+          hub = created;
           loaded = new tools.SessionToolsets({
             log: (message) => log.info(`tools: ${message}`),
-            mcp: hub,
+            mcp: created,
           });
         }
         return agent.createTurnRunner({
@@ -163,7 +204,7 @@ function lazyAgent(
     await turnRunner();
     return { toolsets, alwaysAsk: config.alwaysAsk };
   });
-  return { turnRunner, toolsets, tools };
+  return { turnRunner, toolsets, tools, sessionMcpServers };
 }
 
 export async function runDaemon(options: DaemonOptions & { stdio: boolean }): Promise<void> {

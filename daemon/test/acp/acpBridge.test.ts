@@ -137,7 +137,7 @@ describe('arbor acp (process, scripted provider)', function () {
     }
   });
 
-  it('initialize advertises loadSession, text prompts with embedded context, and no MCP transports', async () => {
+  it('initialize advertises loadSession, text prompts with embedded context, and MCP over stdio and HTTP', async () => {
     const editor = bridge();
     const result = await editor.agent.request(methods.agent.initialize, {
       protocolVersion: 1,
@@ -148,16 +148,16 @@ describe('arbor acp (process, scripted provider)', function () {
     assert.deepEqual(result.agentCapabilities, {
       loadSession: true,
       promptCapabilities: { image: false, audio: false, embeddedContext: true },
-      mcpCapabilities: { http: false, sse: false },
+      mcpCapabilities: { http: true, sse: false },
       sessionCapabilities: { list: {}, delete: {} },
     });
   });
 
-  it('session/new opens an Arbor session on cwd with the permission modes; MCP servers are reported unsupported', async () => {
+  it('session/new opens an Arbor session on cwd with the permission modes', async () => {
     const editor = await initialized();
     const created = await editor.agent.request(methods.agent.session.new, {
       cwd: workspace,
-      mcpServers: [{ name: 'files', command: 'mcp-files', args: [], env: [] }],
+      mcpServers: [],
     });
     assert.match(created.sessionId, /\S/);
     assert.equal(created.modes?.currentModeId, 'default');
@@ -165,11 +165,7 @@ describe('arbor acp (process, scripted provider)', function () {
       created.modes?.availableModes.map((m) => m.id),
       ['plan', 'default', 'auto'],
     );
-    assert.deepEqual(
-      (created._meta?.['arbor'] as { unsupported: { mcpServers: string[] } }).unsupported
-        .mcpServers,
-      ['files'],
-    );
+    assert.equal(created._meta, undefined);
     await assert.rejects(
       editor.agent.request(methods.agent.session.new, { cwd: 'relative/dir', mcpServers: [] }),
       (error: RequestError) => error.code === -32602,

@@ -48,11 +48,15 @@ describe('arbor acp --connect (socket daemon, process)', function () {
 
   async function connectedEditor(socketPath: string, dataDir: string): Promise<AcpEditor> {
     const bridge = startAcp(['--connect', socketPath, '--data-dir', dataDir]);
-    await bridge.agent.request(methods.agent.initialize, { protocolVersion: 1 });
+    const { agentCapabilities } = await bridge.agent.request(methods.agent.initialize, {
+      protocolVersion: 1,
+    });
+    // The Arbor protocol cannot pass MCP servers to a daemon in another process.
+    assert.deepEqual(agentCapabilities?.mcpCapabilities, { http: false, sse: false });
     return bridge;
   }
 
-  it('a prompt from the editor runs on the socket daemon while a second Arbor client watches the same turn', async () => {
+  it('a prompt from the editor runs on the socket daemon while a second Arbor client watches the same turn; MCP servers are refused', async () => {
     const { dataDir, socketPath } = await socketDaemon({
       'Hello there': [
         { text: 'Hi from the socket daemon.', toolCalls: [{ name: 'list_dir', arguments: {} }] },
@@ -61,10 +65,17 @@ describe('arbor acp --connect (socket daemon, process)', function () {
     });
     const workspace = tempDir('arbor-acp-ws-');
     editor = await connectedEditor(socketPath, dataDir);
-    const { sessionId } = await editor.agent.request(methods.agent.session.new, {
+    const { sessionId, _meta } = await editor.agent.request(methods.agent.session.new, {
       cwd: workspace,
-      mcpServers: [],
+      mcpServers: [{ name: 'files', command: 'mcp-files', args: [], env: [] }],
     });
+    assert.deepEqual(
+      (_meta?.['arbor'] as { unsupported: { mcpServers: string[] } }).unsupported.mcpServers,
+      ['files'],
+    );
+    await until('the refusal in the log', () =>
+      /MCP servers from the editor not run: files: .*--connect/.test(editor!.stderr()),
+    );
 
     observer = await connectArbor(
       { socket: socketPath },

@@ -69,6 +69,11 @@ export class ManagedMcpServer {
   ) {
     this.state = server.config.disabled === true ? 'disabled' : 'stopped';
     this.message = server.disabledBecause;
+    if (server.failedBecause !== undefined) {
+      this.state = 'error';
+      this.message = server.failedBecause;
+      options.log('warn', `${server.name}: ${server.failedBecause}`);
+    }
     // Before the first start: whatever the server says from now on is redacted of these.
     daemonSecrets.add(...serverSecrets(server.config));
   }
@@ -85,6 +90,8 @@ export class ManagedMcpServer {
   ensureStarted(): Promise<void> {
     if (this.stopped || this.state === 'disabled' || this.state === 'ready')
       return Promise.resolve();
+    // Its definition cannot work until the config (or the environment) changes.
+    if (this.server.failedBecause !== undefined) return Promise.resolve();
     if (this.starting) return this.starting;
     if (Date.now() < this.nextAttemptAt) return Promise.resolve();
     return this.start();
