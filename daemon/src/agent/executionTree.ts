@@ -197,7 +197,7 @@ export class ExecutionTree {
   }
 
   snapshot(): ExecutionTreeSnapshot {
-    return { version: 1, nodes: [...this.nodes.values()].map((node) => structuredClone(node)) };
+    return { version: 1, nodes: [...this.nodes.values()].map(copyNode) };
   }
 
   private insert(node: ExecutionTreeNode): void {
@@ -213,7 +213,7 @@ export class ExecutionTree {
   }
 
   private emit(id: string): void {
-    this.publish([structuredClone(this.require(id))]);
+    this.publish([copyNode(this.require(id))]);
   }
 
   private require(id: string): ExecutionTreeNode {
@@ -225,4 +225,18 @@ export class ExecutionTree {
 
 export function isFinal(status: NodeStatus): boolean {
   return FINAL_NODE_STATUSES.includes(status);
+}
+
+/**
+ * A node as it is now, for an upsert or a snapshot: later changes to the tree
+ * must not reach it. Its nested objects (usage, progress) are only ever
+ * replaced, never changed in place, yet copied too; a spread is several times
+ * cheaper than structuredClone, which ran three times per tool call.
+ */
+function copyNode(node: ExecutionTreeNode): ExecutionTreeNode {
+  return {
+    ...node,
+    ...(node.usage && { usage: { ...node.usage } }),
+    ...(node.progress && { progress: { ...node.progress } }),
+  };
 }
