@@ -253,6 +253,13 @@ export class AgentLoop {
       const spent = usage ?? { inputTokens: 0, outputTokens: 0 };
       const cost = accountant.record(provider, model, spent);
       if (usage) tree.addUsage(nodeId, usage, cost);
+      // The root loop's conversation is the session's (cost.md#cost-context-last-call).
+      // A provider that reports no usage: the engine's count of what was sent stands in.
+      if (this.params.depth === 0)
+        accountant.recordContext(
+          usage ?? { inputTokens: assembled.tokens, outputTokens: 0 },
+          provider.capabilities.contextWindow,
+        );
       this.ctx.context.observeUsage(this.params.llm, assembled, spent.inputTokens);
     }
     return reply;

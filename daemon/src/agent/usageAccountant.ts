@@ -3,7 +3,7 @@
  * of every loop is recorded under its provider and model; the turn's
  * `cost/summary` is built from it.
  */
-import type { CostSummaryParams, ModelCost, Usage } from '@arbor/protocol';
+import type { ContextUse, CostSummaryParams, ModelCost, Usage } from '@arbor/protocol';
 import type { Provider } from '../providers/provider.js';
 
 /** Price of one call in USD; null when the model's price is unknown. */
@@ -42,6 +42,7 @@ export class UsageAccountant {
   private readonly byModel = new Map<string, ModelCost>();
   private total: Usage = emptyUsage();
   private totalCost: number | null = 0;
+  private context: ContextUse | undefined;
 
   constructor(private readonly pricing: Pricing = UNKNOWN_PRICES) {}
 
@@ -74,6 +75,11 @@ export class UsageAccountant {
     return { ...this.total };
   }
 
+  /** After each model call of the root loop: the conversation's size against the model's window. */
+  recordContext(usage: Usage, window: number): void {
+    this.context = { tokens: usage.inputTokens + usage.outputTokens, window };
+  }
+
   summary(turnId: string): Omit<CostSummaryParams, 'sessionId' | 'seq'> {
     const byModel = [...this.byModel.values()].map((entry) => ({
       ...entry,
@@ -85,6 +91,7 @@ export class UsageAccountant {
       cost: byModel.length === 0 ? 0 : this.totalCost,
       currency: 'USD',
       byModel,
+      ...(this.context === undefined ? {} : { context: { ...this.context } }),
     };
   }
 }

@@ -169,6 +169,8 @@ describe('arbor chat (terminal client)', function () {
       const answer = index(/Final answer: the layers are fine\./);
       assert.ok(answer >= 0 && answer < turn, 'the streamed answer comes before the tree');
       assert.match(output, /Cost: \$0\.00/);
+      // The scripted model's window, from the turn's cost/summary.
+      assert.match(output, /context [\d,]+ \/ 1,000,000 tokens \(0%\)/);
       assert.match(output, /Turn ended: end_turn/);
     });
 

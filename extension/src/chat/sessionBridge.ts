@@ -34,6 +34,7 @@ export function transcriptFromStored(messages: readonly StoredMessage[]): Transc
       if (usage) turn.usage = usage;
       const cost = m.cost ? m.cost.cost : root?.cost;
       if (cost !== undefined) turn.cost = cost;
+      if (m.cost?.context) turn.context = m.cost.context;
     }
   }
   return [...turns.values()];
@@ -144,7 +145,14 @@ export function bridgeSessionView(
     view.on(
       'cost',
       (p) =>
-        live(p.turnId) && post({ type: 'cost', turnId: p.turnId, cost: p.cost, usage: p.usage }),
+        live(p.turnId) &&
+        post({
+          type: 'cost',
+          turnId: p.turnId,
+          cost: p.cost,
+          usage: p.usage,
+          ...(p.context ? { context: p.context } : {}),
+        }),
     ),
     view.on('reset', ({ turnId }) => {
       if (turnId === undefined || !live(turnId)) return;

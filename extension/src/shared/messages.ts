@@ -14,6 +14,7 @@ import {
   ApprovalOutcome,
   ApprovalRequestParams,
   BudgetExceededParams,
+  ContextUse,
   ExecutionTreeNode,
   ExecutionTreeSnapshot,
   MessageStatus,
@@ -59,6 +60,8 @@ export const TranscriptTurn = z.object({
   status: MessageStatus.optional(),
   usage: Usage.optional(),
   cost: z.number().nonnegative().nullable().optional(),
+  /** How full the model's context window was after this turn (protocol 1.1). */
+  context: ContextUse.optional(),
 });
 export type TranscriptTurn = z.infer<typeof TranscriptTurn>;
 
@@ -138,6 +141,7 @@ const hostMessages = [
     turnId: IdString,
     cost: z.number().nonnegative().nullable(),
     usage: Usage,
+    context: ContextUse.optional(),
   }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), message: z.string() }),
   /** The session's tools (tools/list): what cards show as each call's category and subject. */

@@ -192,6 +192,33 @@ describe('chat webview in headless Chromium', function () {
     assert.equal(await h.page.locator('[data-node-id="u"]').getAttribute('data-category'), null);
   });
 
+  it('the composer shows how full the context window is after the latest turn, warning near the limit', async () => {
+    const meter = h.page.locator('.composer .context-use');
+    const usage = { inputTokens: 1, outputTokens: 1 };
+    await h.send({
+      type: 'cost',
+      turnId: 'c1',
+      cost: 0.01,
+      usage,
+      context: { tokens: 41_382, window: 200_000 },
+    });
+    assert.equal(await meter.innerText(), '41k / 200k context');
+    assert.equal(
+      await meter.getAttribute('title'),
+      'Context window: 41,382 of 200,000 tokens used (21 %)',
+    );
+    assert.equal(await meter.getAttribute('data-level'), null);
+    await h.send({
+      type: 'cost',
+      turnId: 'c2',
+      cost: 0.02,
+      usage,
+      context: { tokens: 171_000, window: 200_000 },
+    });
+    assert.equal(await meter.innerText(), '171k / 200k context');
+    assert.equal(await meter.getAttribute('data-level'), 'high');
+  });
+
   it('tool servers that are not ready are named with why; ready ones are not', async () => {
     await h.send({
       type: 'tools',

@@ -13,6 +13,7 @@ import type {
   ApprovalDecision,
   ApprovalRequestParams,
   BudgetExceededParams,
+  ContextUse,
   PermissionMode,
   PlanEntry,
   StopReason,
@@ -47,6 +48,7 @@ export interface TurnModel {
   error?: string;
   cost?: number | null;
   usage?: Usage;
+  context?: ContextUse;
   budget: BudgetExceededParams[];
 }
 
@@ -219,6 +221,7 @@ export class ChatModel {
         const turn = this.#turn(message.turnId);
         turn.cost = message.cost;
         turn.usage = message.usage;
+        if (message.context) turn.context = message.context;
         this.#dirty.turnMeta.add(turn.turnId);
         return;
       }
@@ -285,6 +288,15 @@ export class ChatModel {
   }
 
   /** Session cost so far (null when a turn's price is unknown). */
+  /** How full the context window is: as the latest turn that said so left it. */
+  contextUse(): ContextUse | undefined {
+    for (let i = this.turnOrder.length - 1; i >= 0; i--) {
+      const context = this.turns.get(this.turnOrder[i]!)?.context;
+      if (context) return context;
+    }
+    return undefined;
+  }
+
   sessionCost(): number | null {
     let total = 0;
     for (const turn of this.turns.values()) {
@@ -357,6 +369,7 @@ export class ChatModel {
     };
     if (stored.usage) turn.usage = stored.usage;
     if (stored.cost !== undefined) turn.cost = stored.cost;
+    if (stored.context) turn.context = stored.context;
     this.turns.set(turn.turnId, turn);
     this.turnOrder.push(turn.turnId);
   }

@@ -82,6 +82,22 @@ export function formatCost(cost: number | null | undefined): string {
   return `$${cost.toFixed(2)}`;
 }
 
+/** "41k / 200k context" and its long form, for the composer's context meter. */
+export function contextText(context: { tokens: number; window: number }): {
+  short: string;
+  long: string;
+} {
+  const percent = Math.min(100, Math.round((context.tokens / context.window) * 100));
+  const k = (n: number): string =>
+    n >= 1_000_000
+      ? `${(n / 1_000_000).toFixed(n % 1_000_000 === 0 ? 0 : 1)}M`
+      : `${Math.round(n / 1000)}k`;
+  return {
+    short: `${k(context.tokens)} / ${k(context.window)} context`,
+    long: `Context window: ${context.tokens.toLocaleString('en-US')} of ${context.window.toLocaleString('en-US')} tokens used (${percent} %)`,
+  };
+}
+
 export function formatTokens(
   usage: { inputTokens: number; outputTokens: number } | undefined,
 ): string {

@@ -6,7 +6,7 @@
 import type { ExecutionTreeNode, PermissionMode, ToolServerStatus } from '@arbor/protocol';
 import type { WebviewMessage } from '../../src/shared/messages.js';
 import type { ApprovalModel, ChatModel, Dirty, TurnModel } from '../model/chatModel.js';
-import { PLAN_ICON, expandedByDefault, formatCost } from '../model/format.js';
+import { PLAN_ICON, contextText, expandedByDefault, formatCost } from '../model/format.js';
 import { approvalCard, updateApprovalCard } from './approvalCard.js';
 import { CardView } from './cardView.js';
 import { h, icon, setAttr, setText } from './dom.js';
@@ -50,6 +50,7 @@ export class ChatView {
   readonly #send: HTMLButtonElement;
   readonly #cancel: HTMLButtonElement;
   readonly #cost: HTMLElement;
+  readonly #context: HTMLElement;
   #focusRequests = 0;
   #lastAnnounced = '';
   /** Follow new output while the user is at the bottom; tracked on scroll so frames never measure layout first. */
@@ -161,6 +162,7 @@ export class ChatView {
       h('span', { text: 'Cancel' }),
     );
     this.#cost = h('span', { className: 'session-cost', attrs: { title: 'Session cost' } });
+    this.#context = h('span', { className: 'context-use' });
     const form = h(
       'form',
       { className: 'composer', attrs: { 'aria-label': 'Composer' } },
@@ -172,6 +174,7 @@ export class ChatView {
         this.#mode,
         this.#modelPicker,
         this.#cost,
+        this.#context,
         h('span', { className: 'spacer' }),
         this.#cancel,
         this.#send,
@@ -531,6 +534,15 @@ export class ChatView {
     this.#input.disabled = !usable && conn.status === 'failed';
     const cost = m.sessionCost();
     setText(this.#cost, m.turnOrder.length > 0 ? formatCost(cost) : '');
+    const context = m.contextUse();
+    const shown = context && contextText(context);
+    setText(this.#context, shown?.short ?? '');
+    setAttr(this.#context, 'title', shown?.long);
+    setAttr(
+      this.#context,
+      'data-level',
+      context && context.tokens >= 0.8 * context.window ? 'high' : undefined,
+    );
 
     this.#renderHistory();
     if (m.focusRequests !== this.#focusRequests) {

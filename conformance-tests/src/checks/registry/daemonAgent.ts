@@ -107,6 +107,13 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     'daemon.testing.scriptedProvider',
   ),
   d(
+    'daemon.cost.context-last-call',
+    'CAPABILITY',
+    'cost.md#cost-context-last-call',
+    "cost/summary's context.tokens is the root loop's last call's input + output tokens",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
     'daemon.budget.exceeded-notified',
     'CAPABILITY',
     'budgets.md#budgets-turn-ending',

@@ -60,6 +60,7 @@ import { structuredSubtasks, subtaskTools, subtasks } from './subtasks.js';
 import { budgetRules } from './budgetRules.js';
 import { sendBudgets } from './sendBudgets.js';
 import { maxTokens } from './maxTokens.js';
+import { contextUse } from './contextUse.js';
 import { longPreview, textJoined } from './textJoin.js';
 import { invalidResponse } from './invalidResponse.js';
 import { parallelClientTools, toolServers, toolsCallable, toolsList } from './tools.js';
@@ -141,6 +142,7 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   budgetRules,
   sendBudgets,
   maxTokens,
+  contextUse,
   textJoined,
   longPreview,
   parallelClientTools,

@@ -190,6 +190,12 @@ export function formatCostSummary(summary: CostSummaryParams, style: Style): str
       ),
     );
   }
+  if (summary.context) {
+    const { tokens, window } = summary.context;
+    const percent = Math.min(100, Math.round((tokens / window) * 100));
+    const text = `  context ${tokens.toLocaleString('en-US')} / ${window.toLocaleString('en-US')} tokens (${percent}%)`;
+    lines.push(percent >= 80 ? style.yellow(text) : style.dim(text));
+  }
   return lines;
 }
 
