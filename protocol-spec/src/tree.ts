@@ -70,6 +70,14 @@ export const ExecutionTreeNode = message({
   approval: ApprovalOutcome.optional().describe('How the permission gate decided this call'),
   usage: Usage.optional().describe('Tokens spent inside this node, rolled up from its children'),
   cost: Cost.optional(),
+  artifactId: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      'The whole result, kept as an artifact of the session because it was too large for the model, which got its start (protocol 1.1)',
+    ),
   progress: NodeProgress.nullable()
     .optional()
     .describe('How far the running node is; null once it is not running (protocol 1.1)'),

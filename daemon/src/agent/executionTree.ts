@@ -75,6 +75,8 @@ export interface NodeEnd {
   result?: unknown;
   isError?: boolean;
   approval?: ApprovalOutcome;
+  /** The whole result was kept as this artifact (the model got a preview). */
+  artifactId?: string;
 }
 
 export class ExecutionTree {
@@ -166,6 +168,7 @@ export class ExecutionTree {
     if (end.result !== undefined) node.resultPreview = preview(end.result);
     if (end.isError !== undefined) node.isError = end.isError;
     if (end.approval !== undefined) node.approval = end.approval;
+    if (end.artifactId !== undefined) node.artifactId = end.artifactId;
     const started = this.startTimes.get(id);
     if (started !== undefined) node.durationMs = Math.max(0, Math.round(this.now() - started));
     this.emit(id);

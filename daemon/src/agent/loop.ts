@@ -381,7 +381,7 @@ export class AgentLoop {
         maxToolResultBytes,
       );
       const result: ToolResult = {
-        content: offloaded ?? shown,
+        content: offloaded?.preview ?? shown,
         isError: outcome.isError,
         ...(outcome.images === undefined ? {} : { images: outcome.images }),
         ...(outcome.approval === undefined ? {} : { approval: outcome.approval }),
@@ -390,6 +390,7 @@ export class AgentLoop {
         status: outcome.status ?? (result.isError ? 'error' : 'done'),
         result: shown,
         isError: result.isError,
+        ...(offloaded && { artifactId: offloaded.artifactId }),
       });
       return result;
     } catch (error) {

@@ -164,7 +164,15 @@ export class CardView {
   #updatePreviews(node: ExecutionTreeNode): void {
     const body = this.body!;
     preview(body.args, 'Arguments', node.argsPreview);
-    preview(body.result, isErrorNode(node) ? 'Error' : 'Result', node.resultPreview);
+    // A result too large for the model: it read the start, and the rest on demand.
+    const title = isErrorNode(node) ? 'Error' : 'Result';
+    preview(
+      body.result,
+      node.artifactId
+        ? `${title} (kept whole as ${node.artifactId}; the model pages through it)`
+        : title,
+      node.resultPreview,
+    );
   }
 }
 

@@ -138,14 +138,14 @@ export class ContextEngine {
   /**
    * A tool result larger than the offload threshold is kept as an artifact;
    * returns what the model gets instead (a preview with the id, within
-   * `maxBytes`), or undefined.
+   * `maxBytes`) and the artifact's id, or undefined.
    */
   async offload(
     llm: ResolvedProvider,
     toolCallId: string,
     content: string,
     maxBytes: number,
-  ): Promise<string | undefined> {
+  ): Promise<{ preview: string; artifactId: string } | undefined> {
     const threshold = this.options.settings.offloadTokens;
     // A token is at least one character for every tokenizer in use: short text cannot be over.
     if (content.length <= threshold) return undefined;
@@ -162,7 +162,7 @@ export class ContextEngine {
       tokens,
       reduced: preview,
     });
-    return preview;
+    return { preview, artifactId: id };
   }
 
   async assemble(input: AssemblyInput): Promise<AssembledRequest> {

@@ -78,6 +78,12 @@ describe('context engine: artifacts, overflow, budget awareness', function () {
     }
     assert.equal(rebuilt, full);
     assert.match(pages.at(-1)!, /; this is the end\]/);
+    // Clients see which artifact holds the whole result on the tool's node.
+    const id = NEXT_PAGE.exec(offloaded!)![1];
+    const report = run.result.tree.nodes.find((node) => node.name === 'report')!;
+    assert.equal(report.artifactId, id);
+    const pageNodes = run.result.tree.nodes.filter((node) => node.name === 'read_artifact');
+    assert.ok(pageNodes.every((node) => node.artifactId === undefined));
   });
 
   it('an offloaded preview stays within the tool_result_bytes budget, marker included', async () => {
