@@ -45,6 +45,8 @@ options:
                                judged against it
   --strict                     SHOULD failures fail the run too
   --scenario <id>              run only matching scenarios (repeatable)
+  --check <id>                 run only the scenarios that can judge this check (repeatable;
+                               every scenario for an always-on *.wire.* check)
   --jobs <n>                   scenarios run in parallel (default 4)
   --timeout <ms>               how long to wait for an answer (default 5000)
   --slow-consumer-mib <n>      MiB streamed to a client that reads nothing (default 32); set it
@@ -108,6 +110,7 @@ export async function main(argv: string[]): Promise<number> {
         'write-baseline': { type: 'string' },
         strict: { type: 'boolean', default: false },
         scenario: { type: 'string', multiple: true },
+        check: { type: 'string', multiple: true },
         jobs: { type: 'string', default: '4' },
         timeout: { type: 'string', default: '5000' },
         'slow-consumer-mib': { type: 'string', default: '32' },
@@ -149,6 +152,9 @@ export async function main(argv: string[]): Promise<number> {
     const jobs = Number(values.jobs);
     if (!Number.isInteger(jobs) || jobs < 1)
       throw new UsageError('--jobs must be a positive integer');
+    for (const id of values.check ?? [])
+      if (!CHECKS.some((c) => c.id === id && c.role === mode))
+        throw new UsageError(`--check ${id} is not a ${mode} check (see: arbor-conformance list)`);
     const baseline = readBaseline(
       aliased('baseline', values.baseline, values['expected-failures']),
     );
@@ -158,6 +164,7 @@ export async function main(argv: string[]): Promise<number> {
       baseline,
       strict: values.strict,
       ...(values.scenario ? { only: values.scenario } : {}),
+      ...(values.check ? { checks: values.check } : {}),
     };
 
     let result: SuiteResult;

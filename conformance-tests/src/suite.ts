@@ -3,7 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { decide, summarize, type Report } from './checks/report.js';
 import { aggregate } from './checks/results.js';
-import type { Role } from './checks/registry.js';
+import { getCheck, type Role } from './checks/registry.js';
+import { WIRE_CHECKS } from './checks/registry/wire.js';
 import { runScenarios, type RunOutput } from './runner.js';
 import { makeDaemonContext, type DaemonTarget } from './scenarios/daemon/context.js';
 import { DAEMON_SCENARIOS } from './scenarios/daemon/index.js';
@@ -17,6 +18,11 @@ export interface SuiteOptions {
   strict?: boolean;
   /** Only scenarios whose id contains one of these strings. */
   only?: readonly string[];
+  /**
+   * Only scenarios that can judge one of these checks (see scenariosJudging);
+   * a check no scenario of the role can judge is an error, not an empty run.
+   */
+  checks?: readonly string[];
 }
 
 export interface SuiteResult {
@@ -24,8 +30,38 @@ export interface SuiteResult {
   output: RunOutput;
 }
 
-function select<T extends { id: string }>(all: readonly T[], only?: readonly string[]): T[] {
-  return only && only.length > 0 ? all.filter((s) => only.some((o) => s.id.includes(o))) : [...all];
+/** The always-on checks: the connection judges them in every scenario (harness/connection.ts). */
+const ALWAYS_ON = new Set(WIRE_CHECKS.map((def) => def.id));
+
+/**
+ * The scenarios of `role` that can judge `check`: every one for an always-on
+ * (`*.wire.*`) check, else those that list it in their `checks`.
+ */
+export function scenariosJudging(role: Role, check: string): string[] {
+  const def = getCheck(check);
+  if (def.role !== role) throw new Error(`${check} judges a ${def.role}, not a ${role}`);
+  const all = role === 'daemon' ? DAEMON_SCENARIOS : CLIENT_SCENARIOS;
+  return all.filter((s) => ALWAYS_ON.has(check) || s.checks.includes(check)).map((s) => s.id);
+}
+
+function select<T extends { id: string }>(
+  role: Role,
+  all: readonly T[],
+  options: SuiteOptions,
+): T[] {
+  const { only, checks } = options;
+  let chosen =
+    only && only.length > 0 ? all.filter((s) => only.some((o) => s.id.includes(o))) : [...all];
+  if (checks && checks.length > 0) {
+    const judging = new Set<string>();
+    for (const check of checks) {
+      const ids = scenariosJudging(role, check);
+      if (ids.length === 0) throw new Error(`no ${role} scenario judges ${check}`);
+      ids.forEach((id) => judging.add(id));
+    }
+    chosen = chosen.filter((s) => judging.has(s.id));
+  }
+  return chosen;
 }
 
 function finish(
@@ -68,7 +104,7 @@ export async function runDaemonSuite(
   const started = Date.now();
   const version = options.protocolVersion ?? 1;
   const output = await runScenarios(
-    select(DAEMON_SCENARIOS, options.only),
+    select('daemon', DAEMON_SCENARIOS, options),
     (base) => makeDaemonContext(base, target, version),
     options.concurrency ?? 4,
   );
@@ -83,7 +119,7 @@ export async function runClientSuite(
   const started = Date.now();
   const version = options.protocolVersion ?? 1;
   const output = await runScenarios(
-    select(CLIENT_SCENARIOS, options.only),
+    select('client', CLIENT_SCENARIOS, options),
     (base, scenario) => makeClientContext(base, target, version, scenario.id),
     options.concurrency ?? 4,
   );

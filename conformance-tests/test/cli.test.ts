@@ -104,6 +104,8 @@ describe('arbor-conformance CLI', function () {
         ['client', '--command', 'x', '--transport', 'pigeon'],
         /--transport must be stdio or socket/,
       ],
+      [['daemon', '--command', 'x', '--check', 'daemon.no-such-check'], /is not a daemon check/],
+      [['client', '--command', 'x', '--check', 'daemon.sessions.detach'], /is not a client check/],
     ];
     for (const [args, message] of cases) {
       const r = await inProcess(args);

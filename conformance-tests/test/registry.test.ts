@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { CHECKS } from '../src/checks/registry.js';
 import { CLIENT_SCENARIOS } from '../src/scenarios/client/index.js';
 import { DAEMON_SCENARIOS } from '../src/scenarios/daemon/index.js';
+import { scenariosJudging } from '../src/suite.js';
 
 const SPEC = fileURLToPath(new URL('../../protocol-spec/spec/', import.meta.url));
 
@@ -35,5 +36,19 @@ describe('the check registry', () => {
       (c) => !c.id.includes('.wire.') && !listed.has(`${c.role}:${c.id}`),
     ).map((c) => c.id);
     assert.deepEqual(orphans, []);
+  });
+
+  it('selects the scenarios that judge a check: those that list it, every one for an always-on check', () => {
+    assert.deepEqual(scenariosJudging('daemon', 'daemon.sessions.detach'), ['daemon-detach-turn']);
+    assert.deepEqual(
+      scenariosJudging('daemon', 'daemon.wire.frames'),
+      DAEMON_SCENARIOS.map((s) => s.id),
+    );
+    assert.deepEqual(
+      scenariosJudging('client', 'client.wire.ids-unique'),
+      CLIENT_SCENARIOS.map((s) => s.id),
+    );
+    assert.throws(() => scenariosJudging('client', 'daemon.sessions.detach'), /not a client/);
+    assert.throws(() => scenariosJudging('daemon', 'daemon.no-such-check'), /unknown check id/);
   });
 });

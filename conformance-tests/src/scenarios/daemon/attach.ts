@@ -199,6 +199,27 @@ async function lastAnswer(conn: Connection, sessionId: string): Promise<JsonObje
   return [...messages].reverse().find((m) => m.role === 'assistant');
 }
 
+/**
+ * Waits, by polling session/list (which attaches nobody), until the session's
+ * state is idle; false if it is not within `ms`. A detached client gets no
+ * session/state of its own to wait for.
+ */
+async function idleWithin(
+  conn: Connection,
+  workspaceRoot: string,
+  sessionId: string,
+  ms: number,
+): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const list = await conn.request(Methods.SessionList.method, { workspaceRoot });
+    const sessions = ((list?.result as JsonObject | undefined)?.sessions ?? []) as JsonObject[];
+    if (sessions.some((s) => s.sessionId === sessionId && s.state === 'idle')) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(200);
+  }
+}
+
 export const detachTurn: Scenario<DaemonContext> = {
   id: 'daemon-detach-turn',
   role: 'daemon',
@@ -218,8 +239,12 @@ export const detachTurn: Scenario<DaemonContext> = {
     if (!detach) throw new Abort('session/detach was not answered');
     if (!detach.result) return ctx.recorder.fail(check, `session/detach got ${describe(detach)}`);
     const answeredAt = indexOfResponse(c.conn, detach.id);
-    await sleep(2500);
+    // The turn's end (its delay is 1.2 s; a loaded machine may take far longer), then a
+    // moment for anything a daemon still sends the detached client about it.
+    const ended = await idleWithin(c.conn, ctx.workspace, sessionId, 30_000);
+    await sleep(300);
     const problems: string[] = [];
+    if (!ended) problems.push('the turn running at the detach did not end within 30 s');
     const late = eventsAfter(c.conn, sessionId, answeredAt);
     if (late.length > 0)
       problems.push(`after the detach result came ${late.map((e) => String(e.method)).join(', ')}`);
@@ -247,13 +272,15 @@ export const disconnectTurn: Scenario<DaemonContext> = {
     const turnId = await send(ctx, a.conn, sessionId, 'conformance: disconnect while I run');
     await a.conn.waitFor(isTurnEvent(sessionId, turnId), 3000);
     a.conn.close();
-    await sleep(2500);
     const b = await ctx.connect('later');
+    const ended = await idleWithin(b.conn, ctx.workspace, sessionId, 30_000);
     const answer = await lastAnswer(b.conn, sessionId);
     ctx.recorder.expect(
       check,
-      answer?.status === 'complete',
-      `the turn running when its controller disconnected ended with status ${String(answer?.status)}, expected complete`,
+      ended && answer?.status === 'complete',
+      ended
+        ? `the turn running when its controller disconnected ended with status ${String(answer?.status)}, expected complete`
+        : 'the turn running when its controller disconnected did not end within 30 s',
     );
   },
 };
