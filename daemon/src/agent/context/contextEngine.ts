@@ -27,6 +27,8 @@ import type { Compact } from './compaction.js';
 
 /** Framing tokens each message costs beyond its content (role, separators). */
 const MESSAGE_OVERHEAD_TOKENS = 4;
+/** Earlier turns smaller than this are dropped rather than summarized by a model call. */
+const MIN_COMPACTED_TOKENS = 1_000;
 /** A trimmed user message keeps at least this much of its start, or it is not worth sending. */
 const MIN_TRIMMED_CHARS = 64;
 
@@ -212,20 +214,21 @@ export class ContextEngine {
     }
 
     // 2. Earlier turns are summarized, once a turn: the summary stands for all of them.
+    //    Not worth a model call for a few messages: those are dropped below.
     let summary: ProviderMessage | undefined;
+    const earlier = view.slice(0, input.prunable);
+    const earlierTokens = earlier.reduce((sum, message) => sum + size(message), 0);
     if (
       corrected() > target &&
-      input.prunable > 0 &&
+      earlierTokens >= MIN_COMPACTED_TOKENS &&
       this.options.compact &&
       !this.compacted &&
       input.budgetLeft.llmCalls >= 1
     ) {
       this.compacted = true;
-      const earlier = view.slice(0, input.prunable);
-      summary = await this.options.compact(input.llm, earlier, Math.floor(limit / ratio) / 2);
+      summary = await this.options.compact(input.llm, earlier, Math.floor(limit / ratio / 2));
       if (summary) {
-        counted -= earlier.reduce((sum, message) => sum + size(message), 0);
-        counted += size(summary);
+        counted += size(summary) - earlierTokens;
         view.splice(0, input.prunable, summary);
       }
     }
