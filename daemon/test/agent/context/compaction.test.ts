@@ -8,6 +8,7 @@
 import { strict as assert } from 'node:assert';
 import type { ExecutionTreeNode } from '@arbor/protocol';
 import { TRANSCRIPT_HEADER } from '../../../src/agent/context/compaction.js';
+import { DEFAULT_CONTEXT_SETTINGS } from '../../../src/agent/context/contextSettings.js';
 import type { ProviderMessage } from '../../../src/providers/provider.js';
 import { ScriptedProvider } from '../../../src/providers/scripted.js';
 import { removeScratchDirs } from '../../store/helpers.js';
@@ -19,7 +20,11 @@ const RESERVE = 1_000;
 const ANSWER_CHARS = 8_000; // ~2,000 tokens an answer: the fourth turn no longer fits with three before it
 const SUMMARY = 'The user asked numbered questions; each answer was a long numbered report.';
 
-function session(summarizer: 'answers' | 'fails' = 'answers'): {
+function session(
+  summarizer: 'answers' | 'fails' = 'answers',
+  window = WINDOW,
+  agent: ConstructorParameters<typeof StoredSession>[0]['agent'] = {},
+): {
   provider: MeasuringProvider;
   session: StoredSession;
 } {
@@ -33,10 +38,10 @@ function session(summarizer: 'answers' | 'fails' = 'answers'): {
   ];
   const provider = new MeasuringProvider(
     new ScriptedProvider(script(conversations as Parameters<typeof script>[0]), {
-      capabilities: { contextWindow: WINDOW, outputReserve: RESERVE },
+      capabilities: { contextWindow: window, outputReserve: RESERVE },
     }),
   );
-  return { provider, session: new StoredSession({ provider, tools: [] }) };
+  return { provider, session: new StoredSession({ provider, tools: [], agent }) };
 }
 
 const compactionNodes = (nodes: readonly ExecutionTreeNode[]) =>
@@ -99,6 +104,36 @@ describe('context engine: compaction', function () {
     } finally {
       s.close();
     }
+  });
+
+  it('budget awareness limit:50 compacts once the context passes half the window, not only at its end', async () => {
+    // ~2,000 tokens an answer: without the limit eight turns fit the window (20,000 - 1,000 reserved).
+    const window = 20_000;
+    const limitPercent = 50;
+    const compactions = async (agent: ConstructorParameters<typeof StoredSession>[0]['agent']) => {
+      const { provider, session: s } = session('answers', window, agent);
+      try {
+        let count = 0;
+        for (let i = 1; i <= 8; i++) {
+          const result = await s.turn(`question ${i}`);
+          assert.equal(result.stopReason, 'end_turn', result.error);
+          count += compactionNodes(result.tree.nodes).length;
+        }
+        return { count, largest: Math.max(...provider.sizes) };
+      } finally {
+        s.close();
+      }
+    };
+    const unlimited = await compactions({});
+    assert.equal(unlimited.count, 0, 'eight turns fit the whole window');
+    const limited = await compactions({
+      context: { ...DEFAULT_CONTEXT_SETTINGS, budgetAwareness: { limitPercent } },
+    });
+    assert.ok(limited.count > 0, 'no turn compacted under the limit');
+    assert.ok(
+      limited.largest <= (window * limitPercent) / 100,
+      `largest request ${limited.largest}`,
+    );
   });
 
   it('a summary that fails is an error node, and the oldest turns are dropped instead', async () => {
