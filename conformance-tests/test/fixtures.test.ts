@@ -46,6 +46,8 @@ const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }
   'final-status-changes': { check: 'daemon.tree.final-status', mode: 'socket' },
   'progress-not-cleared': { check: 'daemon.tree.progress-running', mode: 'socket' },
   'context-summed': { check: 'daemon.cost.context-last-call', mode: 'socket' },
+  'compaction-usage-missing': { check: 'daemon.tree.compaction-node', mode: 'socket' },
+  'compaction-to-v1': { check: 'daemon.versioning.new-values-gated', mode: 'socket' },
   'exit-code-after-shutdown': { check: 'daemon.lifecycle.exit-code', mode: 'stdio' },
   'serve-after-shutdown': { check: 'daemon.lifecycle.after-shutdown', mode: 'socket' },
   'answer-notification': { check: 'daemon.jsonrpc.unknown-notification-ignored', mode: 'socket' },

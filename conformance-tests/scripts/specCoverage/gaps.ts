@@ -18,8 +18,6 @@ export const GAPS: readonly string[] = [
   'client-tools.md#client-tools-disconnect-error',
   'client-tools.md#client-tools-unavailable',
   'cost.md#cost-null-unknown',
-  // Needs a scenario that drives a daemon to summarize (a lowered history_tokens over several turns).
-  'tree.md#tree-compaction-node',
   'lifecycle.md#lifecycle-initialized-once',
   'lifecycle.md#lifecycle-after-shutdown-notifications',
   'lifecycle.md#lifecycle-no-requests-after-shutdown',

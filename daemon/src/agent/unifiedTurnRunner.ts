@@ -38,6 +38,9 @@ import { TurnEvents } from './turnEvents.js';
 import type { TurnRequest, TurnResult, TurnRunner } from './turnRunner.js';
 import { UsageAccountant, type Pricing } from './usageAccountant.js';
 
+/** How much more history than the history-token budget a turn loads, for the engine to summarize. */
+const HISTORY_LOAD_FACTOR = 4;
+
 export interface UnifiedTurnRunnerOptions {
   budgets: BudgetLimits;
   defaultModel: string | undefined;
@@ -185,9 +188,11 @@ export class UnifiedTurnRunner implements TurnRunner {
       const belt = new Toolbelt(
         provider.capabilities.tools ? composeTurnTools(options.tools, request.tools ?? []) : [],
       );
-      // Earlier turns with their tool work as the model saw it, when the session keeps them.
+      // Earlier turns with their tool work as the model saw it, when the session keeps them:
+      // more than fits, back to the last summary, so the context engine summarizes what does
+      // not fit instead of losing it (bounded: older turns than that are left out).
       const history: ProviderMessage[] = stored
-        ? stored.history(limits.maxHistoryTokens)
+        ? stored.history(limits.maxHistoryTokens * HISTORY_LOAD_FACTOR)
         : request.history.map((message) => ({ role: message.role, content: message.content }));
       loop = new AgentLoop(ctx, {
         nodeId: tree.rootId,

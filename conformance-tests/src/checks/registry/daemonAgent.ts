@@ -107,6 +107,13 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     'daemon.testing.scriptedProvider',
   ),
   d(
+    'daemon.tree.compaction-node',
+    'CAPABILITY',
+    'tree.md#tree-compaction-node',
+    "earlier turns summarized by a model call show as a compaction node under the turn node, with that call's usage",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
     'daemon.cost.context-last-call',
     'CAPABILITY',
     'cost.md#cost-context-last-call',

@@ -61,6 +61,7 @@ import { budgetRules } from './budgetRules.js';
 import { sendBudgets } from './sendBudgets.js';
 import { maxTokens } from './maxTokens.js';
 import { contextUse } from './contextUse.js';
+import { compaction } from './compaction.js';
 import { longPreview, textJoined } from './textJoin.js';
 import { invalidResponse } from './invalidResponse.js';
 import { parallelClientTools, toolServers, toolsCallable, toolsList } from './tools.js';
@@ -143,6 +144,7 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   sendBudgets,
   maxTokens,
   contextUse,
+  compaction,
   textJoined,
   longPreview,
   parallelClientTools,

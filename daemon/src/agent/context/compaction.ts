@@ -79,8 +79,16 @@ export function compactor(deps: CompactionDeps): Compact {
     });
     let usage: Usage | undefined;
     let text = '';
+    let called = false;
+    // Before the node's final upsert, which must carry the call's usage (the tree does not re-send).
+    const account = (): void => {
+      const spent = usage ?? { inputTokens: 0, outputTokens: 0 };
+      const cost = accountant.record(llm.provider, llm.model, spent);
+      if (usage) tree.addUsage(nodeId, usage, cost);
+    };
     try {
       budget.beforeLlmCall(nodeId);
+      called = true;
       const request = {
         model: llm.model,
         system: SYSTEM,
@@ -92,9 +100,12 @@ export function compactor(deps: CompactionDeps): Compact {
       }
       const summary = text.trim();
       if (summary.length === 0) throw new ProviderError('the model answered with no summary');
+      account();
       tree.finish(nodeId, { status: 'done', result: summary });
       return summaryMessage(summary, covered);
     } catch (error) {
+      // A call the budget refused was never made; one that failed still spent what it reported.
+      if (called) account();
       // A cancelled turn or a spent budget ends the turn; anything else only this summary.
       if (signal.aborted || budget.exceeded) {
         tree.finish(nodeId, { status: 'cancelled' });
@@ -104,10 +115,6 @@ export function compactor(deps: CompactionDeps): Compact {
       deps.log('warn', `compaction failed, the oldest turns are dropped instead: ${reason}`);
       tree.finish(nodeId, { status: 'error', isError: true, result: reason });
       return undefined;
-    } finally {
-      const spent = usage ?? { inputTokens: 0, outputTokens: 0 };
-      const cost = accountant.record(llm.provider, llm.model, spent);
-      if (usage) tree.addUsage(nodeId, usage, cost);
     }
   };
 }
