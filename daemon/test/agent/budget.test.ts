@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { FINAL_NODE_STATUSES, Methods, type NodeStatus } from '@arbor/protocol';
+import { TRANSCRIPT_HEADER } from '../../src/agent/context/compaction.js';
 import { nodes, runTurn, script, sleepTool, type Span, type TurnRun } from './harness.js';
 
 const subtask = (title: string, instructions: string) => ({
@@ -102,9 +103,10 @@ describe('TurnBudget', () => {
     assert.equal(run.provider.requests.length, 0);
   });
 
-  it('history_tokens: earlier turns are dropped, oldest first, before giving up', async () => {
+  it('history_tokens: earlier turns the model cannot summarize are dropped, oldest first, before giving up', async () => {
     const old = 'y'.repeat(2000);
-    const run = await runTurn(script({ '*': [{ text: 'fits' }] }), {
+    const summarizer = { [TRANSCRIPT_HEADER]: [{ error: 'overloaded' }] };
+    const run = await runTurn(script({ ...summarizer, '*': [{ text: 'fits' }] }), {
       history: [
         { role: 'user', content: old },
         { role: 'assistant', content: old },
@@ -114,8 +116,10 @@ describe('TurnBudget', () => {
       budgets: { maxHistoryTokens: 1200 },
     });
     assert.equal(run.result.stopReason, 'end_turn');
+    // The first request was the summary that failed.
+    assert.equal(run.provider.requests.length, 2);
     assert.deepEqual(
-      run.provider.requests[0]?.messages.map((m) => m.content),
+      run.provider.requests[1]?.messages.map((m) => m.content),
       ['recent question', 'recent answer', 'hello'],
     );
   });
