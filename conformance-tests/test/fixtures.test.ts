@@ -45,6 +45,7 @@ const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }
   'child-before-parent': { check: 'daemon.tree.parent-before-child', mode: 'socket' },
   'final-status-changes': { check: 'daemon.tree.final-status', mode: 'socket' },
   'progress-not-cleared': { check: 'daemon.tree.progress-running', mode: 'socket' },
+  'output-on-turn': { check: 'daemon.tree.output-tool', mode: 'socket' },
   'context-summed': { check: 'daemon.cost.context-last-call', mode: 'socket' },
   'compaction-usage-missing': { check: 'daemon.tree.compaction-node', mode: 'socket' },
   'compaction-to-v1': { check: 'daemon.versioning.new-values-gated', mode: 'socket' },

@@ -16,6 +16,8 @@ import { notification } from './descriptor.js';
 /** Longest args/result preview the daemon sends, in Unicode code points. */
 export const PREVIEW_MAX_CHARS = 500;
 const Preview = z.string().max(PREVIEW_MAX_CHARS);
+/** Longest tool output a node carries: the end of what the tool wrote, in Unicode code points. */
+export const OUTPUT_MAX_CHARS = 4_000;
 
 export const NodeKind = z
   .enum(['turn', 'tool', 'subtask', 'compaction'])
@@ -70,6 +72,13 @@ export const ExecutionTreeNode = message({
   approval: ApprovalOutcome.optional().describe('How the permission gate decided this call'),
   usage: Usage.optional().describe('Tokens spent inside this node, rolled up from its children'),
   cost: Cost.optional(),
+  output: z
+    .string()
+    .max(OUTPUT_MAX_CHARS)
+    .optional()
+    .describe(
+      "A running tool's output so far, its last 4,000 characters (a command's stdout and stderr as they arrive); kept when it ends (protocol 1.1)",
+    ),
   artifactId: z
     .string()
     .min(1)

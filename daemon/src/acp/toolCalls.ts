@@ -42,6 +42,9 @@ const STATUS: Readonly<Record<NodeStatus, ToolCallStatus>> = {
   blocked: 'failed',
 };
 
+/** How much of a running tool's output goes into its ACP tool call. */
+const ACP_OUTPUT_CHARS = 2_000;
+
 export function toolCallOf(node: ExecutionTreeNode, context: NodeContext): ToolCall {
   const args = argsOf(node.argsPreview, context.fullArgs);
   const path = stringArg(args, 'path');
@@ -79,6 +82,9 @@ function contentOf(
   // A diff says what a successful edit did; its result text matters only when it failed.
   const showResult = diff === undefined || node.isError === true || node.status !== 'done';
   const progress = progressText(node);
+  // A running command's output so far, as the editor's card shows text: its end.
+  if (node.status === 'running' && node.output && text === '')
+    content.push(textContent(node.output.slice(-ACP_OUTPUT_CHARS)));
   if (progress !== undefined && text === '') content.push(textContent(progress));
   else if (node.resultPreview && showResult && text === '') {
     content.push(textContent(node.resultPreview));

@@ -7,6 +7,7 @@
  */
 import {
   FINAL_NODE_STATUSES,
+  OUTPUT_MAX_CHARS,
   PREVIEW_MAX_CHARS,
   type ApprovalOutcome,
   type ExecutionTreeNode,
@@ -16,6 +17,7 @@ import {
   type NodeStatus,
   type Usage,
 } from '@arbor/protocol';
+import { daemonSecrets } from '../security/secretRedactor.js';
 import { maskUrlCredentials } from '../security/urlCredentials.js';
 import { addUsage } from './usageAccountant.js';
 
@@ -79,8 +81,13 @@ export interface NodeEnd {
   artifactId?: string;
 }
 
+/** How often a running tool's output is sent, at most: often enough to watch, not an upsert per write. */
+const OUTPUT_COALESCE_MS = 100;
+
 export class ExecutionTree {
   private readonly nodes = new Map<string, ExecutionTreeNode>();
+  /** Output of running nodes not sent yet, with the timer that sends it. */
+  private readonly outputs = new Map<string, { tail: string; timer?: NodeJS.Timeout }>();
   private readonly startTimes = new Map<string, number>();
   private nextId = 1;
   readonly rootId: string;
@@ -159,9 +166,30 @@ export class ExecutionTree {
     this.emit(id);
   }
 
+  /**
+   * What a running tool wrote (a command's stdout and stderr): its node
+   * shows the last OUTPUT_MAX_CHARS of it, sent at most every
+   * OUTPUT_COALESCE_MS like chat chunks, and at its end.
+   */
+  appendOutput(id: string, text: string): void {
+    const node = this.require(id);
+    if (node.status !== 'running' || text === '') return;
+    let pending = this.outputs.get(id);
+    if (pending === undefined) {
+      pending = { tail: node.output ?? '' };
+      this.outputs.set(id, pending);
+    }
+    pending.tail = lastChars(pending.tail + text, OUTPUT_MAX_CHARS);
+    if (pending.timer === undefined) {
+      pending.timer = setTimeout(() => this.flushOutput(id, true), OUTPUT_COALESCE_MS);
+      pending.timer.unref();
+    }
+  }
+
   finish(id: string, end: NodeEnd): void {
     const node = this.require(id);
     if (isFinal(node.status)) return;
+    this.flushOutput(id, false);
     node.status = end.status;
     // The upsert that ends a node with progress clears it (tree.md#tree-progress-running).
     if (node.progress) node.progress = null;
@@ -215,6 +243,19 @@ export class ExecutionTree {
     node.startedAt = new Date(now).toISOString();
   }
 
+  /** Puts the output gathered since the last upsert on the node, redacted; `send`: as an upsert of its own. */
+  private flushOutput(id: string, send: boolean): void {
+    const pending = this.outputs.get(id);
+    if (pending === undefined) return;
+    clearTimeout(pending.timer);
+    this.outputs.delete(id);
+    const node = this.require(id);
+    // Cut at both ends: a secret may straddle either; masking may lengthen it again.
+    const shown = maskUrlCredentials(daemonSecrets.redactWindow(pending.tail));
+    node.output = lastChars(shown, OUTPUT_MAX_CHARS);
+    if (send) this.emit(id);
+  }
+
   private emit(id: string): void {
     this.publish([copyNode(this.require(id))]);
   }
@@ -228,6 +269,14 @@ export class ExecutionTree {
 
 export function isFinal(status: NodeStatus): boolean {
   return FINAL_NODE_STATUSES.includes(status);
+}
+
+/** The last `max` UTF-16 code units of `text`, never starting inside a surrogate pair. */
+function lastChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const start = text.length - max;
+  const first = text.charCodeAt(start);
+  return text.slice(first >= 0xdc00 && first <= 0xdfff ? start + 1 : start);
 }
 
 /**

@@ -471,6 +471,7 @@ export class AgentLoop {
           depth: this.params.depth,
           emit: (descriptor, params) => this.ctx.events.emit(descriptor, params),
           progress: (progress) => tree.setProgress(nodeId, progress),
+          output: (text) => tree.appendOutput(nodeId, text),
         }),
         signal,
       );

@@ -56,6 +56,23 @@ export class SecretRedactor {
   }
 
   /**
+   * For a window cut out of a longer text at both ends (the tail of a
+   * command's output so far): also the end of a secret left at its start.
+   */
+  redactWindow(text: string): string {
+    let out = this.redactCut(text);
+    for (const secret of this.secrets) {
+      for (let length = Math.min(secret.length - 1, out.length); length >= 4; length--) {
+        if (out.startsWith(secret.slice(-length))) {
+          out = REDACTED + out.slice(length);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
    * Every string inside a JSON-like value (object keys included), redacted.
    * Returns the value itself when nothing changed, so the common case copies nothing.
    */

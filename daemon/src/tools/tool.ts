@@ -34,6 +34,8 @@ export interface ToolContext {
   emit<D extends NotificationDescriptor>(descriptor: D, params: ToolEventParams<D>): void;
   /** Shows how far a running call is (an MCP server's progress) in its tree node. */
   progress?(progress: NodeProgress): void;
+  /** Shows what a running call writes (a command's output) in its tree node as it arrives. */
+  output?(text: string): void;
 }
 
 /** What the model sees. A plain string is a successful result. */

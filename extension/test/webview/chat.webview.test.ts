@@ -192,6 +192,34 @@ describe('chat webview in headless Chromium', function () {
     assert.equal(await h.page.locator('[data-node-id="u"]').getAttribute('data-category'), null);
   });
 
+  it("a running command's output shows live in its card, and stays when it ends", async () => {
+    const command = { name: 'run_command', argsPreview: '{"command":"npm test"}' };
+    await h.send(
+      msg.turnStarted('t1', 'run the tests'),
+      msg.running('t1'),
+      msg.tree(
+        't1',
+        node('t1', null),
+        node('c', 't1', { ...command, status: 'running', output: '> vitest run\n' }),
+      ),
+    );
+    const output = h.page.locator('[data-node-id="c"] .preview-output');
+    assert.equal(await output.locator('.preview-title').textContent(), 'Output (live)');
+    assert.equal(await output.locator('pre').textContent(), '> vitest run\n');
+    await h.send(
+      msg.tree(
+        't1',
+        node('c', 't1', {
+          ...command,
+          status: 'done',
+          output: '> vitest run\n ✓ 20 tests passed\n',
+        }),
+      ),
+    );
+    assert.equal(await output.locator('.preview-title').textContent(), 'Output');
+    assert.match(await output.locator('pre').innerText(), /✓ 20 tests passed/);
+  });
+
   it('the composer shows how full the context window is after the latest turn, warning near the limit', async () => {
     const meter = h.page.locator('.composer .context-use');
     const usage = { inputTokens: 1, outputTokens: 1 };

@@ -22,6 +22,8 @@ export interface CardBody {
   readonly el: HTMLElement;
   readonly approvals: HTMLElement;
   readonly args: HTMLElement;
+  /** What the running tool writes, live (a command's output). */
+  readonly output: HTMLElement;
   readonly result: HTMLElement;
   readonly children: HTMLElement;
   readonly text: HTMLElement;
@@ -130,6 +132,7 @@ export class CardView {
     if (this.body) return this.body;
     const approvals = h('div', { className: 'card-approvals' });
     const args = h('div', { className: 'preview preview-args' });
+    const output = h('div', { className: 'preview preview-output' });
     const result = h('div', { className: 'preview preview-result' });
     const children = h('div', { className: 'card-children', attrs: { role: 'list' } });
     const text = h('div', { className: 'card-text markdown' });
@@ -138,12 +141,13 @@ export class CardView {
       { className: 'card-body', attrs: { id: this.#bodyId } },
       approvals,
       args,
+      output,
       result,
       children,
       text,
     );
     el.hidden = !this.expanded;
-    this.body = { el, approvals, args, result, children, text };
+    this.body = { el, approvals, args, output, result, children, text };
     this.el.append(el);
     this.#updatePreviews(node);
     return this.body;
@@ -164,6 +168,7 @@ export class CardView {
   #updatePreviews(node: ExecutionTreeNode): void {
     const body = this.body!;
     preview(body.args, 'Arguments', node.argsPreview);
+    preview(body.output, node.status === 'running' ? 'Output (live)' : 'Output', node.output);
     // A result too large for the model: it read the start, and the rest on demand.
     const title = isErrorNode(node) ? 'Error' : 'Result';
     preview(

@@ -107,6 +107,13 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     'daemon.testing.scriptedProvider',
   ),
   d(
+    'daemon.tree.output-tool',
+    'CAPABILITY',
+    'tree.md#tree-output-tool',
+    'only tool nodes carry output',
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
     'daemon.tree.compaction-node',
     'CAPABILITY',
     'tree.md#tree-compaction-node',

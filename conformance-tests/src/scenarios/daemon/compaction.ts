@@ -12,6 +12,7 @@
  * input count is 0, which a daemon that corrects its own counts by reported
  * usage cannot take for a measurement of the request.
  */
+import { Methods } from '@arbor/protocol';
 import type { JsonObject } from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
 import type { DaemonContext, Initialized } from './context.js';
@@ -48,7 +49,7 @@ async function twoTurns(ctx: DaemonContext, c: Initialized): Promise<SecondTurn>
   checkTurnEnd(ctx.recorder, events, second);
   const merged = new Map<string, JsonObject>();
   for (const event of events) {
-    if (event.method !== 'tree/update' || event.params.turnId !== second) continue;
+    if (event.method !== Methods.TreeUpdate.method || event.params.turnId !== second) continue;
     for (const node of (event.params.nodes ?? []) as JsonObject[]) {
       const id = String(node.id);
       merged.set(id, { ...(merged.get(id) ?? {}), ...node });

@@ -166,6 +166,9 @@ export function checkTree(r: Recorder, events: Event[], turnId: string): void {
   let rootOk = true;
   let finalOk = true;
   let progressOk = true;
+  let outputOk = true;
+  /** Each node's kind as first announced (it never changes: tree-required-fields-always). */
+  const kinds = new Map<string, string>();
   /** Nodes whose merged view holds a non-null progress. */
   const withProgress = new Set<string>();
   const firstNodes = (updates[0]!.params.nodes ?? []) as JsonObject[];
@@ -204,8 +207,16 @@ export function checkTree(r: Recorder, events: Event[], turnId: string): void {
         );
       }
       status.set(id, String(node.status));
+      if (!kinds.has(id)) kinds.set(id, String(node.kind));
       if (node.progress === null) withProgress.delete(id);
       else if (node.progress !== undefined) withProgress.add(id);
+      if (outputOk && node.output !== undefined && kinds.get(id) !== 'tool') {
+        outputOk = false;
+        r.fail(
+          'daemon.tree.output-tool',
+          `node ${id} of kind ${String(kinds.get(id))} carries output (seq ${String(update.params.seq)})`,
+        );
+      }
       if (progressOk && withProgress.has(id) && node.status !== 'running') {
         progressOk = false;
         r.fail(
@@ -223,6 +234,7 @@ export function checkTree(r: Recorder, events: Event[], turnId: string): void {
   if (parentOk) r.pass('daemon.tree.parent-before-child');
   if (finalOk) r.pass('daemon.tree.final-status');
   if (progressOk) r.pass('daemon.tree.progress-running');
+  if (outputOk) r.pass('daemon.tree.output-tool');
 }
 
 /** session/new + setScript; skips the scenario when the daemon has no scripted provider. */
@@ -319,6 +331,7 @@ const TURN_CHECKS = [
   'daemon.tree.parent-before-child',
   'daemon.tree.final-status',
   'daemon.tree.progress-running',
+  'daemon.tree.output-tool',
   ...TURN_END_CHECKS,
 ] as const;
 

@@ -119,6 +119,9 @@ function nodeFacts(node: ExecutionTreeNode, options: TreeFormatOptions): string[
   if (node.status === 'awaiting_approval') facts.push('awaiting approval');
   const progress = progressText(node);
   if (progress !== undefined) facts.push(progress);
+  // A running command's latest line, so a long `npm test` is seen moving.
+  const line = node.status === 'running' ? lastLine(node.output) : undefined;
+  if (line) facts.push(firstLine(line, 60));
   if (node.status === 'denied' || node.status === 'blocked' || node.status === 'cancelled') {
     facts.push(node.status);
   }
@@ -214,4 +217,12 @@ export function formatApprovalRequest(request: ApprovalRequestParams, style: Sty
     style.dim(`  ${args.length > 200 ? `${args.slice(0, 199)}…` : args}`),
     `  ${style.bold('[a]')} allow   ${style.bold('[s]')} allow for this session   ${style.bold('[d]')} deny`,
   ];
+}
+
+/** The last non-empty line of a tool's output so far. */
+function lastLine(output: string | undefined): string | undefined {
+  return output
+    ?.split('\n')
+    .map((line) => line.trim())
+    .findLast((line) => line !== '');
 }

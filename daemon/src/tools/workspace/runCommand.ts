@@ -10,8 +10,10 @@
  *
  * The command runs in its own process group (detached), so cancelling the
  * turn or hitting the timeout kills the whole tree it started, not just the shell.
+ * Its output shows in its tree node as it arrives (the node's `output`).
  */
 import { realpathSync, statSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { daemonSecrets, type SecretRedactor } from '../../security/secretRedactor.js';
 import { sandboxedSpawn, type SandboxedProcess } from '../sandbox/sandboxedSpawn.js';
@@ -116,6 +118,11 @@ export function runCommandTool(workspace: Workspace, options: RunCommandOptions 
         };
         child.stdout.on('data', collect);
         child.stderr.on('data', collect);
+        // Live in the call's tree node too; a decoder per stream keeps characters whole.
+        for (const stream of [child.stdout, child.stderr]) {
+          const decoder = new StringDecoder('utf8');
+          stream.on('data', (chunk: Buffer) => ctx.output?.(decoder.write(chunk)));
+        }
         let stopped: 'timeout' | 'cancelled' | undefined;
         let killTimer: NodeJS.Timeout | undefined;
         const stop = (why: 'timeout' | 'cancelled'): void => {
