@@ -18,6 +18,7 @@ const KIND_BY_TOOL: Readonly<Record<string, ToolKind>> = {
   write_file: 'edit',
   edit_file: 'edit',
   run_command: 'execute',
+  run_task: 'execute',
   run_subtask: 'think',
   finish_subtask: 'think',
   todo_write: 'think',
@@ -69,6 +70,8 @@ export function toolTitle(
       return `Edit ${path ?? 'a file'}`;
     case 'run_command':
       return `Run ${oneLine(stringArg(args, 'command') ?? 'a command')}`;
+    case 'run_task':
+      return `Run task ${stringArg(args, 'name') ?? '?'}`;
     case 'todo_write':
       return 'Update the plan';
     case 'compact_context':

@@ -215,6 +215,21 @@ export const BUILTIN_TOOL_DOCS: Readonly<Record<string, ToolDoc>> = {
       'Where a sandbox works, the command can write only the workspace and a private /tmp, has no network unless configured, and sees no credentials ([security.md](security.md)).',
     ],
   },
+  run_task: {
+    arguments: {
+      timeout_ms: 'Kill the task after this many milliseconds',
+    },
+    result:
+      'A first line `<source> task <name>: <command line>` (e.g. `package.json task test: pnpm run test`), then what run_command returns for that command line.',
+    errors: [
+      '`No task named <name>. The tasks of this workspace:` then one line per task, `- <name> (<source>): <script or recipe>`; or `… declares none` when there is no package.json script and no Makefile target.',
+      'Every error of run_command.',
+    ],
+    notes: [
+      'Tasks are read at each call: `package.json` scripts, run with the package manager whose lockfile is there (pnpm, yarn, bun, else npm), and the explicit targets of `GNUmakefile`, `makefile` or `Makefile` (a target named like a script is `make:<name>`). Arguments are shell-quoted and, for npm, pnpm and bun, passed after `--`.',
+      'Runs like run_command (sandbox, environment, timeout, output live in the node). An allow-for-session grant covers the same task name, whatever its arguments.',
+    ],
+  },
   apply_patch: {
     result:
       '`Applied the patch to <n> file(s):` then one line per file: `- created <path> (+<added> -<removed>)`, `- modified <path> (+<added> -<removed>)`, `- deleted <path>`, `- renamed <from> to <path> (+<added> -<removed>)`.',

@@ -21,6 +21,7 @@ export const WORKSPACE_TOOL_NAMES = [
   'edit_file',
   'apply_patch',
   'run_command',
+  'run_task',
   'web_fetch',
   'todo_write',
 ] as const;

@@ -1,10 +1,11 @@
 /**
  * The tools of one session: the workspace tools, confined to its root at
- * call time (search_code and apply_patch among them), and web_fetch, which
+ * call time (search_code, apply_patch and run_task among them), and web_fetch, which
  * needs no workspace but is offered with them.
  */
 import { applyPatchTool } from '../patch/applyPatch.js';
 import { searchCodeTool } from '../search/searchCode.js';
+import { runTaskTool } from '../tasks/runTask.js';
 import type { Tool } from '../tool.js';
 import { webFetchTool } from '../web/webFetch.js';
 import {
@@ -32,6 +33,7 @@ export function createWorkspaceTools(workspace: Workspace): Tool[] {
     editFileTool(workspace),
     applyPatchTool(workspace),
     runCommandTool(workspace),
+    runTaskTool(workspace),
     webFetchTool(),
     todoWriteTool,
   ];
