@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptInput } from '@arbor/protocol';
 import { methods, RequestError, type ToolCall } from '@agentclientprotocol/sdk';
-import { startAcp, tempDir, until, writeScript, type AcpEditor } from './acpProcess.js';
+import { closeAll, startAcp, tempDir, until, writeScript, type AcpEditor } from './acpProcess.js';
 import { foldUpdates, toolCallsInOrder } from './sessionFold.js';
 
 const SCRIPT: ScriptInput = {
@@ -126,16 +126,7 @@ describe('arbor acp (process, scripted provider)', function () {
     scriptFile = writeScript(tempDir(), SCRIPT);
   });
 
-  afterEach(async () => {
-    for (const editor of editors.splice(0)) {
-      const code = await Promise.race([
-        editor.close(),
-        new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5000)),
-      ]);
-      if (code === 'hung') editor.child.kill('SIGKILL');
-      assert.equal(code, 0, `arbor acp exited with ${String(code)}:\n${editor.stderr()}`);
-    }
-  });
+  afterEach(() => closeAll(editors, 5000));
 
   it('initialize advertises loadSession, text prompts with embedded context, and MCP over stdio and HTTP', async () => {
     const editor = bridge();

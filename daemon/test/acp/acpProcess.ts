@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 /**
  * An editor for `arbor acp`: the ACP SDK's own client side, speaking to a
  * spawned `bin/arbor.js acp` over its stdin/stdout, recording every
@@ -96,5 +97,17 @@ export async function until(
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Closes each bridge as an editor would; one that hangs is killed, and any exit but 0 fails the test. */
+export async function closeAll(editors: AcpEditor[], graceMs: number): Promise<void> {
+  for (const editor of editors.splice(0)) {
+    const code = await Promise.race([
+      editor.close(),
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), graceMs)),
+    ]);
+    if (code === 'hung') editor.child.kill('SIGKILL');
+    assert.equal(code, 0, `arbor acp exited with ${String(code)}:\n${editor.stderr()}`);
   }
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { ScriptInput } from '@arbor/protocol';
 import { methods, type McpServer, type ToolCall } from '@agentclientprotocol/sdk';
 import { fixtureServer, serverBin } from '../tools/mcp/mcpHarness.js';
-import { startAcp, tempDir, until, writeScript, type AcpEditor } from './acpProcess.js';
+import { closeAll, startAcp, tempDir, until, writeScript, type AcpEditor } from './acpProcess.js';
 import { foldUpdates, toolCallsInOrder } from './sessionFold.js';
 
 const CANARY = 'canary-9b3e7d1f5a2c4e68';
@@ -107,16 +107,7 @@ describe('arbor acp: MCP servers from the editor (process, scripted provider)', 
     scriptFile = writeScript(tempDir(), SCRIPT);
   });
 
-  afterEach(async () => {
-    for (const editor of editors.splice(0)) {
-      const code = await Promise.race([
-        editor.close(),
-        new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000)),
-      ]);
-      if (code === 'hung') editor.child.kill('SIGKILL');
-      assert.equal(code, 0, `arbor acp exited with ${String(code)}:\n${editor.stderr()}`);
-    }
-  });
+  afterEach(() => closeAll(editors, 10_000));
 
   it("runs a stdio server's tools in the session's turns; a failing one is reported and the turn goes on; SSE is refused", async () => {
     // A configured server of the same name is replaced in this session: it never starts.

@@ -19,17 +19,23 @@ import {
 } from '../helpers/inMemoryDaemon.js';
 import { assertValidNotification } from '../helpers/schemas.js';
 
+/** An in-memory daemon on a fake runner, and a way to connect clients with the capabilities given. */
+function twoKindsOfClient() {
+  const runner = new FakeRunner();
+  const daemon = inMemoryDaemon({ runner });
+  const router = buildRouter(daemon.context);
+  const connect = async (capabilities: object): Promise<TestClient> => {
+    const client = connectClient(daemon.context, router);
+    await client.request(Methods.Initialize, { capabilities });
+    client.rpc.sendNotification(Methods.Initialized.method, {});
+    return client;
+  };
+  return { runner, daemon, connect };
+}
+
 describe('enum values added after protocol 1 (stopReason max_tokens)', () => {
   it('a client with openEnums gets max_tokens, a v1 client end_turn; both see the same seq; replay keeps the real value', async () => {
-    const runner = new FakeRunner();
-    const daemon = inMemoryDaemon({ runner });
-    const router = buildRouter(daemon.context);
-    const connect = async (capabilities: object): Promise<TestClient> => {
-      const client = connectClient(daemon.context, router);
-      await client.request(Methods.Initialize, { capabilities });
-      client.rpc.sendNotification(Methods.Initialized.method, {});
-      return client;
-    };
+    const { runner, daemon, connect } = twoKindsOfClient();
     const modern = await connect({ openEnums: {} });
     const v1 = await connect({});
     const { sessionId } = await modern.request(Methods.SessionNew, {
@@ -65,15 +71,7 @@ describe('enum values added after protocol 1 (stopReason max_tokens)', () => {
 
 describe('node kinds added after protocol 1 (compaction)', () => {
   it('a v1 client sees a compaction node as a tool, live and in session/load; an openEnums client as compaction', async () => {
-    const runner = new FakeRunner();
-    const daemon = inMemoryDaemon({ runner });
-    const router = buildRouter(daemon.context);
-    const connect = async (capabilities: object): Promise<TestClient> => {
-      const client = connectClient(daemon.context, router);
-      await client.request(Methods.Initialize, { capabilities });
-      client.rpc.sendNotification(Methods.Initialized.method, {});
-      return client;
-    };
+    const { runner, daemon, connect } = twoKindsOfClient();
     const modern = await connect({ openEnums: {} });
     const v1 = await connect({});
     const { sessionId } = await modern.request(Methods.SessionNew, {

@@ -7,12 +7,7 @@
  */
 import { z } from 'zod';
 import { defineTool, type Tool } from '../tool.js';
-import {
-  DEFAULT_COMMAND_TIMEOUT_MS,
-  MAX_COMMAND_TIMEOUT_MS,
-  runCommandTool,
-  type RunCommandOptions,
-} from '../workspace/runCommand.js';
+import { CommandTimeout, runCommandTool, type RunCommandOptions } from '../workspace/runCommand.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { shellQuote, workspaceTasks, type WorkspaceTask } from './workspaceTasks.js';
 
@@ -31,12 +26,7 @@ export function runTaskTool(workspace: Workspace, options: RunCommandOptions = {
     input: z.object({
       name: z.string().min(1).describe('The task: a package.json script name or a Makefile target'),
       args: z.array(z.string()).max(32).default([]).describe('Extra arguments passed to the task'),
-      timeout_ms: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_COMMAND_TIMEOUT_MS)
-        .default(DEFAULT_COMMAND_TIMEOUT_MS),
+      timeout_ms: CommandTimeout,
     }),
     category: 'execute',
     parallelSafe: false,

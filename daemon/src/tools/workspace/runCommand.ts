@@ -26,6 +26,14 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 export const MAX_COMMAND_TIMEOUT_MS = 600_000;
 /** Output kept per call (stdout and stderr interleaved); the rest is counted, not kept. */
 export const MAX_COMMAND_OUTPUT_BYTES = 64 * 1024;
+/** The `timeout_ms` argument of run_command and run_task. */
+export const CommandTimeout = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_COMMAND_TIMEOUT_MS)
+  .default(DEFAULT_COMMAND_TIMEOUT_MS);
+
 /** Grace between SIGTERM and SIGKILL. */
 const KILL_GRACE_MS = 1000;
 
@@ -63,12 +71,7 @@ export function runCommandTool(workspace: Workspace, options: RunCommandOptions 
     input: z.object({
       command: z.string().min(1),
       cwd: z.string().min(1).default('.'),
-      timeout_ms: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_COMMAND_TIMEOUT_MS)
-        .default(DEFAULT_COMMAND_TIMEOUT_MS),
+      timeout_ms: CommandTimeout,
     }),
     category: 'execute',
     parallelSafe: false,

@@ -200,3 +200,13 @@ export async function turnEnd(
   }, timeoutMs);
   return found!;
 }
+
+/** Whether the process is alive (a server a test expects stopped, or still running). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

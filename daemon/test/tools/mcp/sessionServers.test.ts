@@ -9,16 +9,7 @@ import { join } from 'node:path';
 import { resolveMcpConfig } from '../../../src/config/mcpConfig.js';
 import { McpHub } from '../../../src/tools/mcp/mcpHub.js';
 import { until } from '../../permissions/helpers.js';
-import { fixtureServer, tempDir } from './mcpHarness.js';
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { fixtureServer, isRunning, tempDir } from './mcpHarness.js';
 
 describe("MCP: a session's own servers", function () {
   this.timeout(30_000);

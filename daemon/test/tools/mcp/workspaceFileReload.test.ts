@@ -11,6 +11,7 @@ import { script } from '../../agent/harness.js';
 import { until } from '../../permissions/helpers.js';
 import {
   fixtureServer,
+  isRunning,
   mcpDaemon,
   newSession,
   send,
@@ -18,15 +19,6 @@ import {
   turnEnd,
   type McpDaemon,
 } from './mcpHarness.js';
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('MCP: the workspace file changes between turns', function () {
   this.timeout(30_000);
