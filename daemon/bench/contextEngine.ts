@@ -67,7 +67,13 @@ async function assemblyTime(): Promise<void> {
   const messages: ProviderMessage[] = [];
   for (let i = 0; messages.length < 999; i++) messages.push(...exchange(i));
   messages.length = 999;
-  while (messages.at(-1)?.role !== 'assistant' || messages.at(-1)?.toolCalls) messages.pop();
+  // End at a final answer: an assistant message without tool calls.
+  for (
+    let last = messages.at(-1);
+    last?.role !== 'assistant' || last.toolCalls;
+    last = messages.at(-1)
+  )
+    messages.pop();
   let prunable = messages.length;
   messages.push({ role: 'user', content: 'the running turn' });
 

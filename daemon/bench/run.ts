@@ -2,6 +2,7 @@
  * `npm run bench -w daemon`: every daemon benchmark (reports, not tests).
  * Each area owns its file; this runner only calls them in turn.
  */
+import { acpStreamingBenchmark } from './acpStreaming.js';
 import { coldStartBenchmark } from './coldStart.js';
 import { contextEngineBenchmark } from './contextEngine.js';
 import { mcpCallOverheadBenchmark } from './mcpCallOverhead.js';
@@ -30,3 +31,5 @@ await contextEngineBenchmark();
 watcherBenchmark();
 
 await mcpCallOverheadBenchmark();
+
+await acpStreamingBenchmark();
