@@ -46,6 +46,7 @@ const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }
   'final-status-changes': { check: 'daemon.tree.final-status', mode: 'socket' },
   'progress-not-cleared': { check: 'daemon.tree.progress-running', mode: 'socket' },
   'output-on-turn': { check: 'daemon.tree.output-tool', mode: 'socket' },
+  'load-drops-plan': { check: 'daemon.sessions.load-plan', mode: 'socket' },
   'context-summed': { check: 'daemon.cost.context-last-call', mode: 'socket' },
   'compaction-usage-missing': { check: 'daemon.tree.compaction-node', mode: 'socket' },
   'compaction-to-v1': { check: 'daemon.versioning.new-values-gated', mode: 'socket' },

@@ -17,6 +17,7 @@ import {
 import { ApprovalRequestParams } from './approval.js';
 import { CostSummaryParams } from './cost.js';
 import { notification, request } from './descriptor.js';
+import { PlanEntry } from './plan.js';
 import { ExecutionTreeSnapshot } from './tree.js';
 
 export const TurnState = z
@@ -143,6 +144,13 @@ export const SessionLoadResult = message({
     .optional()
     .describe(
       'seq of the newest event when loaded: attach with sinceSeq = lastSeq to miss nothing',
+    ),
+  plan: z
+    .array(PlanEntry)
+    .max(200)
+    .optional()
+    .describe(
+      "The session's plan: the entries of its last plan/update; absent when it never had one (protocol 1.1)",
     ),
 });
 export const SessionLoad = request({

@@ -21,6 +21,7 @@ import type { SessionMcpServers } from '../server/startDaemon.js';
 import { editorMcpServers } from './acpMcpServers.js';
 import { AcpSession } from './acpSession.js';
 import { arborCall } from './arborErrors.js';
+import { planEntriesOf } from './planEntries.js';
 import { promptText } from './promptText.js';
 import { permissionModeOf, sessionModes } from './sessionModes.js';
 import { replayUpdates } from './sessionReplay.js';
@@ -119,9 +120,16 @@ export function createAcpAgent(options: AcpAgentOptions): AgentApp {
         sessionId,
       );
       const session = open(loaded.session, catalogue, client);
-      await session.replay(
-        replayUpdates(loaded.messages, { workspaceRoot: loaded.session.workspaceRoot, catalogue }),
-      );
+      await session.replay([
+        ...replayUpdates(loaded.messages, {
+          workspaceRoot: loaded.session.workspaceRoot,
+          catalogue,
+        }),
+        // The plan the session had (sessions.md#sessions-load-plan), after its history.
+        ...(loaded.plan?.length
+          ? [{ sessionUpdate: 'plan' as const, entries: planEntriesOf(loaded.plan) }]
+          : []),
+      ]);
       return {
         modes: sessionModes(loaded.session.permissionMode),
         ...mcpServersMeta(given, catalogue, log),

@@ -162,6 +162,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX turn_contexts_by_session ON turn_contexts (session_id);
     `,
   },
+  {
+    version: 8,
+    description:
+      "each session's plan, the entries of its last plan/update (session/load returns it)",
+    sql: `
+      ALTER TABLE sessions ADD COLUMN plan TEXT;  -- JSON PlanEntry[]; NULL: never had one, or before version 8
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -21,22 +21,24 @@ import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { z } from 'zod';
-import type {
-  ApprovalDecision,
-  ApprovalOutcome,
-  ExecutionTreeSnapshot,
-  MessageStatus,
-  ModelCost,
-  PermissionMode,
-  SessionInfo,
-  SessionListResult,
-  SessionLoadResult,
-  SessionNewParams,
-  StopReason,
-  StoredMessage,
-  StoredPart,
-  StoredTurnCost,
-  Usage,
+import {
+  Methods,
+  type ApprovalDecision,
+  type ApprovalOutcome,
+  type ExecutionTreeSnapshot,
+  type MessageStatus,
+  type ModelCost,
+  type PermissionMode,
+  type PlanEntry,
+  type SessionInfo,
+  type SessionListResult,
+  type SessionLoadResult,
+  type SessionNewParams,
+  type StopReason,
+  type StoredMessage,
+  type StoredPart,
+  type StoredTurnCost,
+  type Usage,
 } from '@arbor/protocol';
 import { digestArgs } from './argsDigest.js';
 import { prepareDataDir, restrictDatabaseFiles } from './dataDir.js';
@@ -351,6 +353,8 @@ export class Store {
                            @decidedBy, @decidedAt)`),
       approvalsOf: p(`SELECT * FROM approvals WHERE session_id = ? ORDER BY id`),
       insertEvent: p(`INSERT INTO events (session_id, seq, method, params) VALUES (?, ?, ?, ?)`),
+      setPlan: p(`UPDATE sessions SET plan = ? WHERE id = ?`),
+      planOf: p(`SELECT plan FROM sessions WHERE id = ?`),
       pruneEvents: p(`DELETE FROM events WHERE session_id = ? AND seq <= ?`),
       eventBounds: p(`SELECT min(seq) AS first, max(seq) AS last FROM events WHERE session_id = ?`),
       eventsAfter: p(
@@ -433,14 +437,22 @@ export class Store {
     return this.write(() => this.sql.deleteSession.run(sessionId)).changes > 0;
   }
 
-  /** The session, every message in order with its turn's status, and each answer's tree and usage. */
+  /**
+   * The session, every message in order with its turn's status, each
+   * answer's tree and usage, and its plan (the entries of its last plan/update).
+   */
   loadSession(sessionId: string): LoadedSession | undefined {
     return this.db
       .transaction((): LoadedSession | undefined => {
         const session = this.getSession(sessionId);
         if (!session) return undefined;
         const rows = this.sql.messagesOf.all(sessionId) as MessageRow[];
-        return { session, messages: rows.map(toStoredMessage) };
+        const { plan } = this.sql.planOf.get(sessionId) as { plan: string | null };
+        return {
+          session,
+          messages: rows.map(toStoredMessage),
+          ...(plan === null ? {} : { plan: JSON.parse(plan) as PlanEntry[] }),
+        };
       })
       .deferred();
   }
@@ -665,6 +677,9 @@ export class Store {
     const prune = appends >= EVENT_PRUNE_BATCH;
     this.write(() => {
       this.sql.insertEvent.run(sessionId, seq, method, json);
+      // The session's plan outlives the event log's retention (sessions.md#sessions-load-plan).
+      if (method === Methods.PlanUpdate.method)
+        this.sql.setPlan.run(JSON.stringify((params as { entries: unknown }).entries), sessionId);
       if (prune) this.sql.pruneEvents.run(sessionId, seq - this.eventRetention);
     });
     this.appendsSincePrune.set(sessionId, prune ? 0 : appends);

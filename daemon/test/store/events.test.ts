@@ -95,6 +95,21 @@ describe('store: event log and replay', () => {
     store.close();
   });
 
+  it("the session's last plan/update outlives the log's retention: session/load returns its entries", () => {
+    const store = openStore(scratchDir(), { eventRetention: 10 });
+    const id = store.createSession(newSession()).sessionId;
+    assert.equal(store.loadSession(id)!.plan, undefined, 'no plan before any plan/update');
+    const first = [{ id: 'a', content: 'read the code', status: 'completed' as const }];
+    const second = [...first, { id: 'b', content: 'fix the bug', status: 'in_progress' as const }];
+    store.appendEvent(id, 1, 'plan/update', { turnId: 't1', entries: first });
+    store.appendEvent(id, 2, 'plan/update', { turnId: 't1', entries: second });
+    for (let seq = 3; seq <= 2 * EVENT_PRUNE_BATCH; seq++)
+      store.appendEvent(id, seq, 'chat/chunk', {});
+    assert.equal(seqs(store.eventsSince(id, 0)), 'beyondRetention', 'the plan/update was pruned');
+    assert.deepEqual(store.loadSession(id)!.plan, second);
+    store.close();
+  });
+
   it('a sinceSeq ahead of the log (events this store never kept) answers beyondRetention', () => {
     const store: Store = openStore(scratchDir());
     const id = store.createSession(newSession()).sessionId;

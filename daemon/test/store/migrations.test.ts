@@ -123,6 +123,8 @@ describe('store: migrations', () => {
         // Stored before parts and cost were kept: loaded without them, as a 1.0 daemon sends it.
         assert.equal(loaded.messages[1]!.parts, undefined);
         assert.equal(loaded.messages[1]!.cost, undefined);
+        // Before version 8 no plan was kept: none is claimed.
+        assert.equal(loaded.plan, undefined);
         assert.deepEqual(store.turnUsage('old-turn'), [
           {
             provider: 'openai',
@@ -146,6 +148,9 @@ describe('store: migrations', () => {
         // The migrated database takes new writes like a new one.
         store.appendUserMessage('old-session', 'new-turn', 'new question');
         assert.equal(store.loadSession('old-session')!.messages.at(-1)!.content, 'new question');
+        const entries = [{ id: '1', content: 'carry on', status: 'pending' as const }];
+        store.appendEvent('old-session', 4, 'plan/update', { turnId: 'new-turn', entries });
+        assert.deepEqual(store.loadSession('old-session')!.plan, entries);
       } finally {
         store.close();
       }

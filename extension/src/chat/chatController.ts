@@ -242,6 +242,7 @@ export class ChatController extends Disposable {
     }
     const loaded = await this.#client!.request(Methods.SessionLoad, { sessionId });
     const view = await this.#tracker!.attach(sessionId);
+    if (loaded.plan) view.seedPlan(loaded.plan);
     await this.#show(loaded.session, view, loaded.messages);
     await this.#refreshSessions();
   }

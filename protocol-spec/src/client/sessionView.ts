@@ -123,6 +123,8 @@ export class SessionView {
   #title: string | undefined;
   #model: string | undefined;
   #plan: readonly PlanEntry[] = [];
+  /** A plan/update was applied: a plan from session/load is older. */
+  #planSeen = false;
   #budgetNotices: BudgetExceededParams[] = [];
   readonly #costs = new Map<string, CostSummaryParams>();
   /** A re-attach is in flight or its replay has not reached `#resyncUntil` yet. */
@@ -180,6 +182,15 @@ export class SessionView {
   }
   get plan(): readonly PlanEntry[] {
     return this.#plan;
+  }
+  /**
+   * The plan `session/load` returned (sessions.md#sessions-load-plan): shown
+   * until a `plan/update` replaces it; one already applied wins.
+   */
+  seedPlan(entries: readonly PlanEntry[]): void {
+    if (this.#planSeen) return;
+    this.#plan = entries;
+    this.#events.emit('plan', entries);
   }
   /** Budget notices of the current turn. */
   get budgetNotices(): readonly BudgetExceededParams[] {
@@ -398,6 +409,7 @@ export class SessionView {
         const p = event.params;
         this.#enterTurn(p.turnId);
         this.#plan = p.entries;
+        this.#planSeen = true;
         this.#events.emit('plan', p.entries);
         return;
       }

@@ -270,6 +270,18 @@ describe('SessionView: what a client shows', () => {
     assert.equal(view.costOf(TURN)?.usage.inputTokens, 100);
   });
 
+  it('a plan from session/load shows until a plan/update replaces it, and never replaces a newer one', () => {
+    const stored = [{ id: 'p1', content: 'Read the code', status: 'completed' as const }];
+    const view = new SessionView(SESSION);
+    view.seedPlan(stored);
+    assert.deepEqual(view.plan, stored);
+    const live = [{ id: 'p2', content: 'Fix it', status: 'in_progress' as const }];
+    view.receive(ev.plan(1, live));
+    assert.deepEqual(view.plan, live);
+    view.seedPlan(stored);
+    assert.deepEqual(view.plan, live, 'the load was older than the plan/update already applied');
+  });
+
   it('a new turn starts with an empty tree and text', () => {
     const view = new SessionView(SESSION);
     view.receive(ev.tree(1, [node('t', null)]));

@@ -590,6 +590,13 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
     'daemon.testing.scriptedProvider',
   ),
   d(
+    'daemon.sessions.load-plan',
+    'CAPABILITY',
+    'sessions.md#sessions-load-plan',
+    "session/load returns the entries of the session's last plan/update as plan",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
     'daemon.sessions.load-cost',
     'CAPABILITY',
     'sessions.md#sessions-load-cost',

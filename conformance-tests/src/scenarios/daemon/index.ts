@@ -62,6 +62,7 @@ import { sendBudgets } from './sendBudgets.js';
 import { maxTokens } from './maxTokens.js';
 import { contextUse } from './contextUse.js';
 import { compaction } from './compaction.js';
+import { loadPlan } from './loadPlan.js';
 import { longPreview, textJoined } from './textJoin.js';
 import { invalidResponse } from './invalidResponse.js';
 import { parallelClientTools, toolServers, toolsCallable, toolsList } from './tools.js';
@@ -145,6 +146,7 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   maxTokens,
   contextUse,
   compaction,
+  loadPlan,
   textJoined,
   longPreview,
   parallelClientTools,
