@@ -39,7 +39,7 @@ import type { TurnRequest, TurnResult, TurnRunner } from './turnRunner.js';
 import { UsageAccountant, type Pricing } from './usageAccountant.js';
 
 /** How much more history than the history-token budget a turn loads, for the engine to summarize. */
-const HISTORY_LOAD_FACTOR = 4;
+const HISTORY_LOAD_FACTOR = 2;
 
 export interface UnifiedTurnRunnerOptions {
   budgets: BudgetLimits;

@@ -12,6 +12,7 @@ import type { ProviderMessage } from '../../providers/provider.js';
 import { ProviderError } from '../../providers/provider.js';
 import type { Usage } from '@arbor/protocol';
 import { abortable } from '../abort.js';
+import { fairly } from '../fairStream.js';
 import { cutText, type ExecutionTree } from '../executionTree.js';
 import type { TurnBudget } from '../turnBudget.js';
 import { addUsage, type UsageAccountant } from '../usageAccountant.js';
@@ -41,6 +42,12 @@ export const TRANSCRIPT_HEADER = 'Conversation to summarize:';
 
 /** How much of one tool result the summarizer reads: the gist, not the bulk. */
 const TOOL_RESULT_CHARS = 2_000;
+/** How much of one message the summarizer reads: a pasted log or a long answer by its start. */
+const MESSAGE_CHARS = 8_000;
+/** A summary longer than this (a model that did not summarize) is cut: it is resent with every request. */
+const MAX_SUMMARY_CHARS = 40_000;
+/** The summarizer's whole input, at most: memory and time stay bounded whatever the window. */
+const MAX_TRANSCRIPT_CHARS = 400_000;
 
 const SYSTEM = `You compact the earlier part of a conversation between a user and a coding agent, so the agent can go on without it.
 Write a summary the agent will read in place of those messages:
@@ -94,11 +101,12 @@ export function compactor(deps: CompactionDeps): Compact {
         system: SYSTEM,
         messages: [{ role: 'user' as const, content: transcriptText(messages, inputTokens) }],
       };
-      for await (const event of abortable(llm.provider.stream(request, signal), signal)) {
+      // Fairly, like every model call: a summary streamed at once must not stall other sessions.
+      for await (const event of abortable(fairly(llm.provider.stream(request, signal)), signal)) {
         if (event.type === 'text') text += event.text;
         else if (event.type === 'usage') usage = addUsage(usage, event.usage);
       }
-      const summary = text.trim();
+      const summary = cutText(text.trim(), MAX_SUMMARY_CHARS);
       if (summary.length === 0) throw new ProviderError('the model answered with no summary');
       account();
       tree.finish(nodeId, { status: 'done', result: summary });
@@ -121,11 +129,12 @@ export function compactor(deps: CompactionDeps): Compact {
 
 /**
  * The earlier turns as one text for the summarizer, within `maxTokens`
- * (about 3 characters a token, on the safe side): an earlier summary first,
- * then as many of the newest messages as fit; tool results cut to their start.
+ * (about 3 characters a token, on the safe side) and MAX_TRANSCRIPT_CHARS: an
+ * earlier summary first, then as many of the newest messages as fit; each
+ * message and tool result cut to its start.
  */
 export function transcriptText(messages: readonly ProviderMessage[], maxTokens: number): string {
-  const maxChars = Math.max(4_000, maxTokens * 3);
+  const maxChars = Math.min(MAX_TRANSCRIPT_CHARS, Math.max(4_000, maxTokens * 3));
   const earlier = messages.filter(isSummary).map((message) => message.content);
   const lines = messages.filter((message) => !isSummary(message)).map(messageLine);
   let used = earlier.reduce((sum, text) => sum + text.length, 0);
@@ -142,12 +151,12 @@ export function transcriptText(messages: readonly ProviderMessage[], maxTokens: 
 function messageLine(message: ProviderMessage): string {
   switch (message.role) {
     case 'user':
-      return `[user] ${message.content}`;
+      return `[user] ${cutText(message.content, MESSAGE_CHARS)}`;
     case 'assistant': {
       const calls = (message.toolCalls ?? []).map(
         (call) => `${call.name} ${cutText(JSON.stringify(call.arguments ?? {}), 300)}`,
       );
-      const text = message.content.length > 0 ? ` ${message.content}` : '';
+      const text = message.content.length > 0 ? ` ${cutText(message.content, MESSAGE_CHARS)}` : '';
       return `[assistant]${text}${calls.length > 0 ? ` (tool calls: ${calls.join('; ')})` : ''}`;
     }
     case 'tool':
