@@ -9,7 +9,14 @@ import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScriptInput } from '@arbor/protocol';
 import { methods, RequestError, type ToolCall } from '@agentclientprotocol/sdk';
-import { closeAll, startAcp, tempDir, until, writeScript, type AcpEditor } from './acpProcess.js';
+import {
+  closeAll,
+  scriptedAcp,
+  tempDir,
+  until,
+  writeScript,
+  type AcpEditor,
+} from './acpProcess.js';
 import { foldUpdates, toolCallsInOrder } from './sessionFold.js';
 
 const SCRIPT: ScriptInput = {
@@ -80,15 +87,7 @@ describe('arbor acp (process, scripted provider)', function () {
   const editors: AcpEditor[] = [];
 
   function bridge(extra: string[] = []): AcpEditor {
-    const editor = startAcp([
-      '--data-dir',
-      dataDir,
-      '--provider',
-      'scripted',
-      '--script',
-      scriptFile,
-      ...extra,
-    ]);
+    const editor = scriptedAcp(dataDir, scriptFile, extra);
     editors.push(editor);
     return editor;
   }

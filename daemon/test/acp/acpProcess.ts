@@ -88,6 +88,19 @@ export function startAcp(args: string[]): AcpEditor {
 }
 
 /** Resolves once `condition` holds, polling; fails with `what` after `timeoutMs`. */
+/** `arbor acp` on the scripted provider, its sessions in `dataDir`. */
+export function scriptedAcp(dataDir: string, scriptFile: string, extra: string[] = []): AcpEditor {
+  return startAcp([
+    '--data-dir',
+    dataDir,
+    '--provider',
+    'scripted',
+    '--script',
+    scriptFile,
+    ...extra,
+  ]);
+}
+
 export async function until(
   what: string,
   condition: () => boolean,

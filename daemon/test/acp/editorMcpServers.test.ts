@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import type { ScriptInput } from '@arbor/protocol';
 import { methods, type McpServer, type ToolCall } from '@agentclientprotocol/sdk';
 import { fixtureServer, serverBin } from '../tools/mcp/mcpHarness.js';
-import { closeAll, startAcp, tempDir, until, writeScript, type AcpEditor } from './acpProcess.js';
+import {
+  closeAll,
+  scriptedAcp,
+  tempDir,
+  until,
+  writeScript,
+  type AcpEditor,
+} from './acpProcess.js';
 import { foldUpdates, toolCallsInOrder } from './sessionFold.js';
 
 const CANARY = 'canary-9b3e7d1f5a2c4e68';
@@ -80,15 +87,7 @@ describe('arbor acp: MCP servers from the editor (process, scripted provider)', 
   const editors: AcpEditor[] = [];
 
   async function initialized(extra: string[] = []): Promise<AcpEditor> {
-    const editor = startAcp([
-      '--data-dir',
-      dataDir,
-      '--provider',
-      'scripted',
-      '--script',
-      scriptFile,
-      ...extra,
-    ]);
+    const editor = scriptedAcp(dataDir, scriptFile, extra);
     editors.push(editor);
     const result = await editor.agent.request(methods.agent.initialize, { protocolVersion: 1 });
     assert.deepEqual(result.agentCapabilities?.mcpCapabilities, { http: true, sse: false });

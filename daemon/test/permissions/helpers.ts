@@ -209,6 +209,7 @@ export async function until(condition: () => boolean, timeoutMs = 5000): Promise
 export async function turnEnd(
   client: TestClient,
   turnId: string,
+  timeoutMs?: number,
 ): Promise<Record<string, unknown>> {
   let found: Record<string, unknown> | undefined;
   await until(() => {
@@ -216,7 +217,7 @@ export async function turnEnd(
       .eventsOf(Methods.SessionState)
       .find((p) => p['turnId'] === turnId && p['state'] === 'idle');
     return found !== undefined;
-  });
+  }, timeoutMs);
   return found!;
 }
 

@@ -27,7 +27,7 @@ import { McpHub } from '../../../src/tools/mcp/mcpHub.js';
 import { SessionToolsets } from '../../../src/tools/toolset.js';
 import { RecordingProvider } from '../../agent/harness.js';
 import { connectClient, testContext, type TestClient } from '../../helpers/inMemoryDaemon.js';
-import { until } from '../../permissions/helpers.js';
+import { turnEnd as waitForTurnEnd } from '../../permissions/helpers.js';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '../../../node_modules/.bin');
 const ROOT_BIN = join(dirname(fileURLToPath(import.meta.url)), '../../../../node_modules/.bin');
@@ -186,19 +186,12 @@ export function toolNodes(client: TestClient, name: string): Record<string, unkn
 }
 
 /** Waits for the turn's `session/state` idle (MCP servers may take seconds to start). */
-export async function turnEnd(
+export function turnEnd(
   client: TestClient,
   turnId: string,
   timeoutMs = 20_000,
 ): Promise<Record<string, unknown>> {
-  let found: Record<string, unknown> | undefined;
-  await until(() => {
-    found = client
-      .eventsOf(Methods.SessionState)
-      .find((p) => p['turnId'] === turnId && p['state'] === 'idle');
-    return found !== undefined;
-  }, timeoutMs);
-  return found!;
+  return waitForTurnEnd(client, turnId, timeoutMs);
 }
 
 /** Whether the process is alive (a server a test expects stopped, or still running). */
