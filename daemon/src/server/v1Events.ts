@@ -9,6 +9,7 @@ import {
   Methods,
   V1_STOP_REASONS,
   type ClientCapabilities,
+  type ExecutionTreeNode,
   type NodeKind,
   type StopReason,
 } from '@arbor/protocol';
@@ -34,11 +35,26 @@ export function eventForClient(
   capabilities: ClientCapabilities,
 ): SessionEvent {
   if (capabilities.openEnums !== undefined) return event;
-  if (event.method === Methods.TreeUpdate.method) return withV1NodeKinds(event);
+  if (event.method === Methods.TreeUpdate.method) return withV1Nodes(event);
   if (event.method !== Methods.SessionState.method) return event;
   const stopReason = event.params['stopReason'] as StopReason | undefined;
   if (stopReason === undefined || isV1StopReason(stopReason)) return event;
   return { ...event, params: { ...event.params, stopReason: V1_STOP_REASON[stopReason] } };
+}
+
+/** A tree/update, on the hot path of every turn: only its nodes are looked at, and copied when one changes. */
+function withV1Nodes(event: SessionEvent): SessionEvent {
+  const nodes = event.params['nodes'] as readonly ExecutionTreeNode[];
+  if (!nodes.some((node) => Object.hasOwn(V1_NODE_KIND, node.kind))) return event;
+  return {
+    ...event,
+    params: {
+      ...event.params,
+      nodes: nodes.map((node) =>
+        Object.hasOwn(V1_NODE_KIND, node.kind) ? { ...node, kind: V1_NODE_KIND[node.kind]! } : node,
+      ),
+    },
+  };
 }
 
 /**
