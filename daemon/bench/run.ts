@@ -3,6 +3,7 @@
  * Each area owns its file; this runner only calls them in turn.
  */
 import { acpStreamingBenchmark } from './acpStreaming.js';
+import { checkpointsBenchmark } from './checkpoints.js';
 import { coldStartBenchmark } from './coldStart.js';
 import { contextEngineBenchmark } from './contextEngine.js';
 import { mcpCallOverheadBenchmark } from './mcpCallOverhead.js';
@@ -33,3 +34,5 @@ watcherBenchmark();
 await mcpCallOverheadBenchmark();
 
 await acpStreamingBenchmark();
+
+await checkpointsBenchmark();
