@@ -215,6 +215,35 @@ const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }
   'advertised-tool-calls-ignored': { check: 'daemon.budget.advertised', mode: 'socket' },
   'last-call-runs-tools': { check: 'daemon.testing.no-tools-call', mode: 'socket' },
   'budget-drops-partial': { check: 'daemon.budget.partial-kept', mode: 'socket' },
+  // Questions (protocol 1.1).
+  'question-asks-first-controller-only': {
+    check: 'daemon.questions.ask-controllers',
+    mode: 'socket',
+  },
+  'question-asks-observers': { check: 'daemon.questions.observer-not-asked', mode: 'socket' },
+  'question-no-awaiting-node': { check: 'daemon.questions.node-awaiting', mode: 'socket' },
+  'question-no-requires-action': {
+    check: 'daemon.questions.requires-action-first',
+    mode: 'socket',
+  },
+  'question-no-back-to-running': { check: 'daemon.questions.back-to-running', mode: 'socket' },
+  'question-resolved-twice': { check: 'daemon.questions.resolved', mode: 'socket' },
+  'question-answer-fields-missing': { check: 'daemon.questions.answer-fields', mode: 'socket' },
+  'question-answer-dropped': { check: 'daemon.questions.tool-result', mode: 'socket' },
+  'question-takes-invalid-answer': {
+    check: 'daemon.questions.invalid-answer-not-taken',
+    mode: 'socket',
+  },
+  'question-later-answer-wins': { check: 'daemon.questions.first-valid-wins', mode: 'socket' },
+  'question-no-cancel-others': { check: 'daemon.questions.cancel-others', mode: 'socket' },
+  'question-not-cancelled': { check: 'daemon.questions.cancelled-with-turn', mode: 'socket' },
+  'question-not-resent': { check: 'daemon.questions.resend-on-attach', mode: 'socket' },
+  'question-snapshot-missing': { check: 'daemon.questions.snapshot', mode: 'socket' },
+  'question-no-controller-requires-action': {
+    check: 'daemon.questions.no-controller',
+    mode: 'socket',
+  },
+  'question-timeout-unanswered': { check: 'daemon.questions.timeout', mode: 'socket' },
 };
 
 const CLIENT_DEFECTS: Record<string, string> = {
@@ -271,6 +300,10 @@ const CLIENT_DEFECTS: Record<string, string> = {
   'plan-per-turn': 'client.plan.session-scoped',
   'progress-kept': 'client.tree.progress-cleared',
   'own-arbor-code': 'client.errors.arbor-range',
+  'question-ignores-answer': 'client.questions.valid-answer',
+  'question-answers-twice-shown': 'client.questions.dedupe',
+  'question-keeps-resolved': 'client.questions.closed-on-resolved',
+  'question-ignores-cancel': 'client.questions.cancelled',
 };
 
 async function daemonRun(
@@ -329,6 +362,10 @@ describe('the reference fixtures', () => {
       'daemon.approvals.resend-on-attach',
       'daemon.lifecycle.exit-socket',
       'daemon.lifecycle.shutdown-detach',
+      'daemon.questions.first-valid-wins',
+      'daemon.questions.observer-not-asked',
+      'daemon.questions.resend-on-attach',
+      'daemon.questions.snapshot',
       'daemon.sessions.detached-resume',
       'daemon.sessions.disconnect-continues',
       'daemon.sessions.events-to-all-attached',

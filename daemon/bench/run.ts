@@ -8,6 +8,7 @@ import { coldStartBenchmark } from './coldStart.js';
 import { contextEngineBenchmark } from './contextEngine.js';
 import { mcpCallOverheadBenchmark } from './mcpCallOverhead.js';
 import { benchParallelSubtasks } from './parallelSubtasks.js';
+import { searchCodeBenchmark } from './searchCode.js';
 import { storeBenchmark } from './store.js';
 import { streamingBenchmark } from './streaming.js';
 import { turnLatencyBenchmark } from './turnLatency.js';
@@ -30,6 +31,8 @@ storeBenchmark();
 await contextEngineBenchmark();
 
 watcherBenchmark();
+
+await searchCodeBenchmark();
 
 await mcpCallOverheadBenchmark();
 

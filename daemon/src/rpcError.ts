@@ -7,6 +7,7 @@ import {
   ArborErrorCodes,
   JsonRpcErrorCodes,
   LspErrorCodes,
+  type CheckpointConflictData,
   type TurnInProgressData,
   type UnsupportedProtocolVersionData,
 } from '@arbor/protocol';
@@ -55,6 +56,14 @@ export const rpcErrors = {
   invalidWorkspaceRoot: (reason: string) =>
     new RpcError(ArborErrorCodes.InvalidWorkspaceRoot, reason),
   invalidModel: (reason: string) => new RpcError(ArborErrorCodes.InvalidModel, reason),
+  checkpointConflict: (files: string[]) =>
+    new RpcError(
+      ArborErrorCodes.CheckpointConflict,
+      `${files.slice(0, 5).join(', ')}${files.length > 5 ? ` and ${files.length - 5} more` : ''} changed since the session last changed ${files.length === 1 ? 'it' : 'them'}; restore with force to overwrite`,
+      { files } satisfies CheckpointConflictData,
+    ),
+  checkpointUnavailable: (reason: string) =>
+    new RpcError(ArborErrorCodes.CheckpointUnavailable, reason),
   /** The store could not write (a full disk): the request did nothing; the message says what to do. */
   notStored: (reason: string) => new RpcError(JsonRpcErrorCodes.InternalError, reason),
 };

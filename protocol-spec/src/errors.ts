@@ -50,6 +50,10 @@ export const ArborErrorCodes = {
   UnknownClientTool: -33010,
   /** The model string names an unknown provider or is malformed. */
   InvalidModel: -33011,
+  /** `checkpoint/restore` without force: files changed since the session last changed them (1.1). */
+  CheckpointConflict: -33012,
+  /** `checkpoint/restore` or `checkpoint/diff` for a turn with no checkpoint (1.1). */
+  CheckpointUnavailable: -33013,
 } as const;
 
 export const ErrorCodes = { ...JsonRpcErrorCodes, ...LspErrorCodes, ...ArborErrorCodes } as const;
@@ -91,9 +95,16 @@ export const TurnInProgressData = message({ turnId: TurnId }).describe(
 );
 export type TurnInProgressData = z.infer<typeof TurnInProgressData>;
 
+/** -33012 CheckpointConflict: the files someone else changed since the session's last change. */
+export const CheckpointConflictData = message({
+  files: z.array(z.string().min(1)).min(1).describe('Workspace-relative paths, forward slashes'),
+}).describe('data of -33012 CheckpointConflict');
+export type CheckpointConflictData = z.infer<typeof CheckpointConflictData>;
+
 /** Error code -> the schema of its `data`, for every code whose data has a shape. */
 export const ERROR_DATA_SCHEMAS: Readonly<Record<number, z.ZodType>> = {
   [ArborErrorCodes.UnsupportedProtocolVersion]: UnsupportedProtocolVersionData,
   [ArborErrorCodes.MessageTooLarge]: MessageTooLargeData,
   [ArborErrorCodes.TurnInProgress]: TurnInProgressData,
+  [ArborErrorCodes.CheckpointConflict]: CheckpointConflictData,
 };

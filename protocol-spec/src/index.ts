@@ -7,6 +7,8 @@ export * from './session.js';
 export * from './chat.js';
 export * from './tree.js';
 export * from './approval.js';
+export * from './question.js';
+export * from './checkpoint.js';
 export * from './clientTools.js';
 export * from './tools.js';
 export * from './budget.js';

@@ -28,6 +28,9 @@ const ClientCapabilitiesObject = message({
   openEnums: SupportedByClient.optional().describe(
     'The client handles enum values it does not know as versioning.md#open-enums says, so the daemon may send values added after protocol 1 (1.1: stopReason max_tokens)',
   ),
+  questions: SupportedByClient.optional().describe(
+    'The client answers tool/question, the ask_user tool (protocol 1.1)',
+  ),
   experimental: Meta.optional(),
 });
 /** The frame content limit a client assumes until (and unless) the daemon advertises one (transport.md#framing). */
@@ -65,6 +68,12 @@ export const DaemonCapabilities = message({
       .describe('How long an approval waits for an answer before it ends timed_out'),
   }).optional(),
   tools: Supported.optional().describe('The daemon serves tools/list (protocol 1.1)'),
+  questions: Supported.optional().describe(
+    'The model can ask the user through ask_user: tool/question, tool/questionResolved (protocol 1.1)',
+  ),
+  checkpoints: Supported.optional().describe(
+    'Turn nodes carry changes; checkpoint/restore and checkpoint/diff are served (protocol 1.1)',
+  ),
   chunks: message({
     coalesceMs: z
       .number()

@@ -8,6 +8,8 @@ import { Exit, Initialize, Initialized, Shutdown } from './lifecycle.js';
 import { CancelRequest, LogTrace, SetTrace } from './lspBase.js';
 import { PlanUpdate } from './plan.js';
 import { ApprovalRequest, ApprovalResolved } from './approval.js';
+import { QuestionRequest, QuestionResolved } from './question.js';
+import { CheckpointDiff, CheckpointRestore } from './checkpoint.js';
 import {
   SessionAttach,
   SessionDelete,
@@ -52,8 +54,12 @@ export const Methods = {
   TreeUpdate,
   ApprovalRequest,
   ApprovalResolved,
+  QuestionRequest,
+  QuestionResolved,
   ToolExecute,
   ToolsList,
+  CheckpointRestore,
+  CheckpointDiff,
   BudgetExceeded,
   PlanUpdate,
   CostSummary,

@@ -18,6 +18,7 @@ import { ApprovalRequestParams } from './approval.js';
 import { CostSummaryParams } from './cost.js';
 import { notification, request } from './descriptor.js';
 import { PlanEntry } from './plan.js';
+import { QuestionRequestParams } from './question.js';
 import { ExecutionTreeSnapshot } from './tree.js';
 
 export const TurnState = z
@@ -225,6 +226,10 @@ export const SessionSnapshot = message({
       'Protocol 1.1: the running turn’s text and nodes so far in stream order, as session/load will store them',
     ),
   pendingApprovals: z.array(ApprovalRequestParams),
+  pendingQuestions: z
+    .array(QuestionRequestParams)
+    .optional()
+    .describe('Protocol 1.1: questions of the running turn not yet answered'),
 });
 export const SessionAttachResult = message({
   session: SessionInfo,

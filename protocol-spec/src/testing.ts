@@ -83,6 +83,12 @@ export const ConformanceStateResult = message({
   permissionMode: PermissionMode.optional(),
   tree: ExecutionTreeSnapshot.describe('The client’s current view of the running or last turn'),
   pendingApprovals: z.array(ToolCallId),
+  pendingQuestions: z
+    .array(ToolCallId)
+    .optional()
+    .describe(
+      'toolCallIds of the questions the client shows as pending (answered here or not, until tool/questionResolved); absent when it shows no questions (protocol 1.1)',
+    ),
   text: z.string().describe('Assistant text of the current turn as the client shows it'),
   plan: z
     .array(PlanEntry)

@@ -11,6 +11,7 @@ import {
   sessionEvent,
 } from './base.js';
 import { ApprovalOutcome } from './approvalTypes.js';
+import { TurnChanges } from './checkpoint.js';
 import { notification } from './descriptor.js';
 
 /** Longest args/result preview the daemon sends, in Unicode code points. */
@@ -87,6 +88,9 @@ export const ExecutionTreeNode = message({
     .describe(
       'The whole result, kept as an artifact of the session because it was too large for the model, which got its start (protocol 1.1)',
     ),
+  changes: TurnChanges.optional().describe(
+    'Only on a turn node, in its final upsert: the workspace files the turn changed (protocol 1.1, daemon.checkpoints)',
+  ),
   progress: NodeProgress.nullable()
     .optional()
     .describe('How far the running node is; null once it is not running (protocol 1.1)'),

@@ -14,11 +14,13 @@ import {
   methods,
   type AgentApp,
   type AgentContext,
+  type ClientCapabilities,
   type McpServer,
 } from '@agentclientprotocol/sdk';
 import type { Logger } from '../logging/logger.js';
-import type { SessionMcpServers } from '../server/startDaemon.js';
+import type { SessionMcpServers, SessionWorkspaceIo } from '../server/startDaemon.js';
 import { editorMcpServers } from './acpMcpServers.js';
+import { delegatedIo, editorWorkspaceIo } from './editorWorkspaceIo.js';
 import { AcpSession } from './acpSession.js';
 import { arborCall } from './arborErrors.js';
 import { planEntriesOf } from './planEntries.js';
@@ -37,6 +39,12 @@ export interface AcpAgentOptions {
    * absent (`--connect`): they are refused, the Arbor protocol cannot pass them.
    */
   mcpServers?: SessionMcpServers;
+  /**
+   * Lets the editor's files and terminals serve the workspace tools of the
+   * sessions it opens, for the daemon in this process; absent (`--connect`):
+   * the daemon's disk, the Arbor protocol cannot delegate them.
+   */
+  workspaceIo?: SessionWorkspaceIo;
   log: Logger;
 }
 
@@ -44,6 +52,8 @@ export function createAcpAgent(options: AcpAgentOptions): AgentApp {
   const { arbor, tracker, log } = options;
   const runsMcpServers = options.mcpServers !== undefined;
   const sessions = new Map<string, AcpSession>();
+  /** What the editor advertised in initialize: its files and terminals serve the tools. */
+  let clientCapabilities: ClientCapabilities | undefined;
   const sessionOf = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
     if (!session) throw RequestError.sessionNotFound(sessionId);
@@ -61,25 +71,48 @@ export function createAcpAgent(options: AcpAgentOptions): AgentApp {
       workspaceRoot: info.workspaceRoot,
       catalogue,
       editor,
+      editorCapabilities: clientCapabilities,
       log: (message) => log.warn(`acp ${info.sessionId}: ${message}`),
     });
     sessions.set(info.sessionId, session);
     return session;
   };
 
+  /**
+   * Lets the editor's files and terminals serve the session's workspace
+   * tools, as far as it advertised them (before any of its turns).
+   */
+  const delegateIo = (sessionId: string, editor: AgentContext): void => {
+    if (options.workspaceIo === undefined) return;
+    const io = editorWorkspaceIo({
+      editor,
+      sessionId,
+      capabilities: clientCapabilities,
+      showTerminal: (ctx, terminalId) =>
+        sessions.get(sessionId)?.showTerminal(ctx.turnId, ctx.nodeId, terminalId),
+      log: (message) => log.warn(`acp ${sessionId}: ${message}`),
+    });
+    options.workspaceIo.set(sessionId, io);
+    if (io !== undefined)
+      log.info(`acp ${sessionId}: the editor serves ${delegatedIo(clientCapabilities).join(', ')}`);
+  };
+
   return agent({ name: 'arbor' })
-    .onRequest(methods.agent.initialize, () => ({
-      protocolVersion: PROTOCOL_VERSION,
-      agentCapabilities: {
-        loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        // Only a daemon in this process can be given the editor's servers (see daemon/docs/acp.md).
-        mcpCapabilities: { http: runsMcpServers, sse: false },
-        sessionCapabilities: { list: {}, delete: {} },
-      },
-      agentInfo: { name: 'arbor', title: 'Arbor', version: options.version },
-      authMethods: [],
-    }))
+    .onRequest(methods.agent.initialize, ({ params }) => {
+      clientCapabilities = params.clientCapabilities;
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: false, audio: false, embeddedContext: true },
+          // Only a daemon in this process can be given the editor's servers (see daemon/docs/acp.md).
+          mcpCapabilities: { http: runsMcpServers, sse: false },
+          sessionCapabilities: { list: {}, delete: {} },
+        },
+        agentInfo: { name: 'arbor', title: 'Arbor', version: options.version },
+        authMethods: [],
+      };
+    })
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       checkCwd(params.cwd);
       const { session: info } = await arborCall(() =>
@@ -89,6 +122,7 @@ export function createAcpAgent(options: AcpAgentOptions): AgentApp {
         }),
       );
       const given = giveMcpServers(options, info.sessionId, info.workspaceRoot, params.mcpServers);
+      delegateIo(info.sessionId, client);
       // Lists the session's tools, which starts its MCP servers: their tools get titles and kinds.
       const catalogue = await catalogueOf(arbor, info.sessionId, log);
       open(info, catalogue, client);
@@ -110,6 +144,7 @@ export function createAcpAgent(options: AcpAgentOptions): AgentApp {
         loaded.session.workspaceRoot,
         params.mcpServers,
       );
+      delegateIo(sessionId, client);
       const catalogue = await catalogueOf(arbor, sessionId, log);
       // Idle: attached from the loaded seq, so nothing after the load is missed.
       // A turn running: attached without replay, for a snapshot of that turn

@@ -37,6 +37,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
     version: daemonVersion(),
     sessionModel: options.sessionModel,
     ...(link.sessionMcpServers === undefined ? {} : { mcpServers: link.sessionMcpServers }),
+    ...(link.sessionWorkspaceIo === undefined ? {} : { workspaceIo: link.sessionWorkspaceIo }),
     log,
   }).connect(
     ndJsonStream(

@@ -17,6 +17,7 @@ import {
   RequestError,
   methods,
   type AgentContext,
+  type ClientCapabilities,
   type PromptResponse,
   type SessionUpdate,
   type ToolCall,
@@ -24,6 +25,7 @@ import {
 } from '@agentclientprotocol/sdk';
 import { arborCall } from './arborErrors.js';
 import { PermissionBridge } from './permissionBridge.js';
+import { QuestionBridge } from './questionBridge.js';
 import { planEntriesOf } from './planEntries.js';
 import { promptEndFor } from './stopReasons.js';
 import { SessionUpdates } from './sessionUpdates.js';
@@ -37,6 +39,8 @@ export interface AcpSessionOptions {
   workspaceRoot: string;
   catalogue: ToolCatalogue;
   editor: AgentContext;
+  /** What the editor advertised in initialize (form elicitation shows the model's questions). */
+  editorCapabilities?: ClientCapabilities | undefined;
   log(message: string): void;
 }
 
@@ -47,10 +51,13 @@ export class AcpSession implements Disposable {
   readonly #updates: SessionUpdates;
   readonly #ledger = new ToolCallLedger();
   readonly #permissions: PermissionBridge;
+  readonly #questions: QuestionBridge;
   readonly #subscriptions: Disposable[];
   /** Whole arguments of the current turn's calls that asked for approval (a node only has a cut preview). */
   readonly #fullArgs = new Map<string, unknown>();
   readonly #costs = new Map<string, CostSummaryParams>();
+  /** Editor terminals the current turn's calls run commands in, by tool call id (editorWorkspaceIo.ts). */
+  readonly #terminals = new Map<string, string>();
   /** Turn ends seen while a prompt waits for its turnId (a short turn may end before chat/send answers). */
   readonly #ended = new Map<string, TurnEnd>();
   readonly #waiting = new Map<string, (end: TurnEnd) => void>();
@@ -76,6 +83,25 @@ export class AcpSession implements Disposable {
         });
       },
       cancelling: () => this.#cancelRequested,
+      log: options.log,
+    });
+    this.#questions = new QuestionBridge({
+      sessionId: view.sessionId,
+      questions: view.questions,
+      capabilities: options.editorCapabilities,
+      describe: (request) => this.#describeCall(request.turnId, request.nodeId, 'ask_user'),
+      elicit: async (request, cancel) => {
+        await this.#updates.flushed();
+        return options.editor.request(methods.client.elicitation.create, request, {
+          cancellationSignal: cancel,
+        });
+      },
+      ask: async (request, cancel) => {
+        await this.#updates.flushed();
+        return options.editor.request(methods.client.session.requestPermission, request, {
+          cancellationSignal: cancel,
+        });
+      },
       log: options.log,
     });
     this.#subscriptions = [
@@ -145,6 +171,7 @@ export class AcpSession implements Disposable {
         if (node.parentId !== null) this.#showNode(view.turnId, node);
       }
       this.#permissions.askAwaiting();
+      this.#questions.askAwaiting();
     }
     await this.#updates.flushed();
   }
@@ -191,6 +218,24 @@ export class AcpSession implements Disposable {
     await this.#cancelTurn(undefined);
   }
 
+  /**
+   * A call of the running turn runs its command in this editor terminal: the
+   * call's content embeds it, so the editor shows it live. A call the editor
+   * has not been shown yet gets it when it is.
+   */
+  showTerminal(turnId: string, nodeId: string, terminalId: string): void {
+    // Called from the tool itself, possibly before this turn's events reached the bridge:
+    // so not cleared on turnStarted, but of earlier turns here.
+    for (const id of this.#terminals.keys()) {
+      if (!id.startsWith(`${turnId}:`)) this.#terminals.delete(id);
+    }
+    this.#terminals.set(toolCallId(turnId, nodeId), terminalId);
+    // Shown now when the view is at this turn already, else with the node's first tree event.
+    const { view } = this.#options;
+    const node = view.turnId === turnId ? view.tree.get(nodeId) : undefined;
+    if (node !== undefined) this.#showNode(turnId, node);
+  }
+
   async setMode(mode: PermissionMode): Promise<void> {
     await this.#options.arbor.request(Methods.SessionSetPermissionMode, {
       sessionId: this.sessionId,
@@ -201,6 +246,7 @@ export class AcpSession implements Disposable {
   dispose(): void {
     for (const subscription of this.#subscriptions.splice(0)) subscription.dispose();
     this.#permissions.dispose();
+    this.#questions.dispose();
   }
 
   async #cancelTurn(turnId: string | undefined): Promise<void> {
@@ -250,30 +296,39 @@ export class AcpSession implements Disposable {
 
   #toolCall(turnId: string, node: ExecutionTreeNode): ToolCall {
     const { view, workspaceRoot, catalogue } = this.#options;
-    return toolCallOf(node, {
+    const call = toolCallOf(node, {
       turnId,
       workspaceRoot,
       catalogue,
       text: view.tree.textOf(node.id),
       fullArgs: this.#fullArgs.get(toolCallId(turnId, node.id)),
     });
+    const terminalId = this.#terminals.get(call.toolCallId);
+    if (terminalId === undefined) return call;
+    // Every update carries the terminal: an update's content replaces the call's.
+    return { ...call, content: [{ type: 'terminal', terminalId }, ...(call.content ?? [])] };
   }
 
   /** The call as the permission prompt shows it: the node when known, with the request's whole arguments. */
   #describeApproval(request: ApprovalRequestParams): ToolCallUpdate {
     this.#fullArgs.set(toolCallId(request.turnId, request.nodeId), request.args);
-    const known = this.#options.view.tree.get(request.nodeId);
+    return this.#describeCall(request.turnId, request.nodeId, request.name);
+  }
+
+  /** The call a request is about, as the editor shows it, brought up to date first. */
+  #describeCall(turnId: string, nodeId: string, name: string): ToolCallUpdate {
+    const known = this.#options.view.tree.get(nodeId);
     const node: ExecutionTreeNode = known ?? {
-      id: request.nodeId,
+      id: nodeId,
       parentId: null,
       kind: 'tool',
-      name: request.name,
+      name,
       status: 'awaiting_approval',
       depth: 0,
     };
-    const call = this.#toolCall(request.turnId, node);
+    const call = this.#toolCall(turnId, node);
     // Bring the editor's tool call up to date (its diff now has the whole content).
-    if (known) this.#showNode(request.turnId, known);
+    if (known) this.#showNode(turnId, known);
     return call;
   }
 }

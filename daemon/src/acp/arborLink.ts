@@ -9,7 +9,7 @@ import { connectArbor, readTokenFile } from '@arbor/protocol/client/node';
 import { ConfigError } from '../config/daemonConfig.js';
 import type { Logger } from '../logging/logger.js';
 import { daemonVersion } from '../cli/version.js';
-import type { SessionMcpServers } from '../server/startDaemon.js';
+import type { SessionMcpServers, SessionWorkspaceIo } from '../server/startDaemon.js';
 import type { AcpOptions } from './acpArgs.js';
 import { startInProcessDaemon } from './inProcessDaemon.js';
 
@@ -20,6 +20,8 @@ export interface ArborLink {
   close(): Promise<void>;
   /** In-process only: the daemon runs the MCP servers the editor passes (the wire cannot carry them). */
   sessionMcpServers?: SessionMcpServers;
+  /** In-process only: the editor's files and terminals can serve the sessions' workspace tools. */
+  sessionWorkspaceIo?: SessionWorkspaceIo;
 }
 
 export async function openArborLink(options: AcpOptions, log: Logger): Promise<ArborLink> {
@@ -38,6 +40,7 @@ export async function openArborLink(options: AcpOptions, log: Logger): Promise<A
   return {
     client,
     sessionMcpServers: daemon.sessionMcpServers,
+    sessionWorkspaceIo: daemon.sessionWorkspaceIo,
     close: async () => {
       await client.shutdown().catch(() => client.dispose());
       await daemon.stopped;

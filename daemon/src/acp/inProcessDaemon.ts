@@ -16,7 +16,11 @@ import { prepareDataDir } from '../config/dataDir.js';
 import type { Logger } from '../logging/logger.js';
 import { ClientConnection } from '../server/clientConnection.js';
 import { buildRouter } from '../server/handlers/index.js';
-import { createDaemonContext, type SessionMcpServers } from '../server/startDaemon.js';
+import {
+  createDaemonContext,
+  type SessionMcpServers,
+  type SessionWorkspaceIo,
+} from '../server/startDaemon.js';
 import { daemonVersion } from '../cli/version.js';
 
 export interface InProcessDaemon {
@@ -26,6 +30,8 @@ export interface InProcessDaemon {
   stopped: Promise<void>;
   /** Runs the MCP servers the editor passes for a session. */
   sessionMcpServers: SessionMcpServers;
+  /** Lets the editor's files and terminals serve a session's workspace tools. */
+  sessionWorkspaceIo: SessionWorkspaceIo;
 }
 
 export async function startInProcessDaemon(
@@ -33,7 +39,7 @@ export async function startInProcessDaemon(
   log: Logger,
 ): Promise<InProcessDaemon> {
   prepareDataDir(config.dataDir);
-  const { context, store, sessionMcpServers } = await createDaemonContext({
+  const { context, store, sessionMcpServers, sessionWorkspaceIo } = await createDaemonContext({
     config,
     log,
     daemonVersion: daemonVersion(),
@@ -66,5 +72,5 @@ export async function startInProcessDaemon(
     new StreamMessageReader(fromDaemon),
     new StreamMessageWriter(toDaemon),
   );
-  return { connection, stopped, sessionMcpServers };
+  return { connection, stopped, sessionMcpServers, sessionWorkspaceIo };
 }

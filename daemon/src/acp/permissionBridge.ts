@@ -41,7 +41,7 @@ export class PermissionBridge implements Disposable {
     const { approvals } = options;
     this.#subscriptions = [
       approvals.on('added', ({ key, request }) => void this.#ask(key, request)),
-      approvals.on('removed', ({ approval }) => this.#asking.get(approval.key)?.abort()),
+      approvals.on('removed', ({ entry }) => this.#asking.get(entry.key)?.abort()),
     ];
   }
 

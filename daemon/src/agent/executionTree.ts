@@ -15,6 +15,7 @@ import {
   type NodeKind,
   type NodeProgress,
   type NodeStatus,
+  type TurnChanges,
   type Usage,
 } from '@arbor/protocol';
 import { daemonSecrets } from '../security/secretRedactor.js';
@@ -79,6 +80,8 @@ export interface NodeEnd {
   approval?: ApprovalOutcome;
   /** The whole result was kept as this artifact (the model got a preview). */
   artifactId?: string;
+  /** The turn node only: the workspace files the turn changed (checkpoints.md#checkpoints-turn-changes). */
+  changes?: TurnChanges;
 }
 
 /** How often a running tool's output is sent, at most: often enough to watch, not an upsert per write. */
@@ -197,6 +200,7 @@ export class ExecutionTree {
     if (end.isError !== undefined) node.isError = end.isError;
     if (end.approval !== undefined) node.approval = end.approval;
     if (end.artifactId !== undefined) node.artifactId = end.artifactId;
+    if (end.changes !== undefined) node.changes = end.changes;
     const started = this.startTimes.get(id);
     if (started !== undefined) node.durationMs = Math.max(0, Math.round(this.now() - started));
     this.emit(id);

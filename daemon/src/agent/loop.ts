@@ -15,7 +15,9 @@ import {
   type ProviderToolCall,
   type ToolDefinition,
 } from '../providers/provider.js';
-import { toolDefinition, type ToolOutput } from '../tools/tool.js';
+import { toolDefinition, type ToolOutput, type UserQuestion } from '../tools/tool.js';
+import { knownCategory } from '../permissions/permissionMatrix.js';
+import type { QuestionEnd } from '../questions/questionBroker.js';
 import type { ResolvedProvider } from '../providers/index.js';
 import type { Toolbelt } from '../tools/toolbelt.js';
 import { abortable, raceAbort } from './abort.js';
@@ -37,6 +39,7 @@ import { normalizeOutput, truncateResult, type ToolResult } from './toolResult.j
 import { scheduleCalls } from './toolScheduler.js';
 import { BudgetExceededError } from './turnBudget.js';
 import type { TurnContext } from './turnContext.js';
+import type { QuestionAsker } from './turnRunner.js';
 import { addUsage } from './usageAccountant.js';
 
 export interface StructuredOutput {
@@ -454,9 +457,14 @@ export class AgentLoop {
         ...(approval === undefined ? {} : { approval }),
       };
     }
+    // A call that may change the workspace: the turn's checkpoint is taken before the first one.
+    if (request.checkpoint && knownCategory(tool.category) !== 'read') {
+      await raceAbort(request.checkpoint.beforeChange(), signal);
+    }
     tree.start(nodeId);
     if (approval !== undefined) tree.setApproval(nodeId, approval);
 
+    const { questions } = request;
     let output: ToolOutput;
     try {
       output = await raceAbort(
@@ -472,6 +480,9 @@ export class AgentLoop {
           emit: (descriptor, params) => this.ctx.events.emit(descriptor, params),
           progress: (progress) => tree.setProgress(nodeId, progress),
           output: (text) => tree.appendOutput(nodeId, text),
+          ...(questions && {
+            askUser: (question) => this.askUser(questions, question, nodeId, call.id),
+          }),
         }),
         signal,
       );
@@ -485,6 +496,25 @@ export class AgentLoop {
       };
     }
     return { ...normalizeOutput(output), ...(approval === undefined ? {} : { approval }) };
+  }
+
+  /** ask_user: the node waits on the user like an approval (questions.md#questions-node-awaiting). */
+  private async askUser(
+    questions: QuestionAsker,
+    question: UserQuestion,
+    nodeId: string,
+    toolCallId: string,
+  ): Promise<QuestionEnd> {
+    const { tree, signal, request } = this.ctx;
+    tree.setStatus(nodeId, 'awaiting_approval');
+    try {
+      return await questions.ask(
+        { sessionId: request.sessionId, turnId: request.turnId, nodeId, toolCallId, ...question },
+        signal,
+      );
+    } finally {
+      if (!signal.aborted) tree.setStatus(nodeId, 'running');
+    }
   }
 
   private finishSubtask(payload: unknown, structured: StructuredOutput): ToolResult {

@@ -10,11 +10,14 @@ import type {
   NotificationDescriptor,
   ParamsOf,
   PermissionMode,
+  QuestionRequestParams,
   Script,
   StopReason,
   Usage,
 } from '@arbor/protocol';
 import type { SessionApprovals } from '../permissions/sessionApprovals.js';
+import type { TurnCheckpoint } from '../checkpoints/sessionCheckpoints.js';
+import type { QuestionEnd } from '../questions/questionBroker.js';
 import type { Tool } from '../tools/tool.js';
 
 /** Params of a session notification, minus what the session adds itself. */
@@ -53,8 +56,17 @@ export interface TurnRequest {
   tools?: readonly Tool[];
   /** The session's grants and approval broker, read by the permission gate. */
   approvals?: SessionApprovals;
+  /** Asks the session's controllers the model's questions (ask_user). */
+  questions?: QuestionAsker;
+  /** Snapshots the workspace around the turn's changes, for undo (checkpoints.md). */
+  checkpoint?: TurnCheckpoint;
   events: SessionEventSink;
   signal: AbortSignal;
+}
+
+/** Asks the session's controllers a question and waits for how it ends (QuestionBroker). */
+export interface QuestionAsker {
+  ask(params: QuestionRequestParams, signal: AbortSignal): Promise<QuestionEnd>;
 }
 
 export interface TurnResult {

@@ -253,8 +253,11 @@ export class UnifiedTurnRunner implements TurnRunner {
 
     const text = loop?.text ?? '';
     tree.closeOpen(stopReason === 'error' ? 'error' : 'cancelled');
+    // After every call has stopped: what the turn changed is now on disk.
+    const changes = await request.checkpoint?.finish();
     tree.finish(tree.rootId, {
       status: TURN_NODE_STATUS[stopReason],
+      ...(changes && { changes }),
       ...(text.length > 0 ? { result: text } : error ? { result: error } : {}),
       ...(stopReason === 'error' ? { isError: true } : {}),
     });

@@ -123,6 +123,20 @@ export const ConfigFile = z
     webFetch: WebFetchConfig.optional().describe(
       'web_fetch: which private networks it may reach (none by default)',
     ),
+    checkpoints: z
+      .object({
+        enabled: z
+          .boolean()
+          .default(true)
+          .describe(
+            "Snapshot the workspace (its files not ignored by .gitignore, in a git repository of Arbor's own under the data dir) around each turn that changes it, for undo",
+          ),
+      })
+      .strict()
+      .optional()
+      .describe(
+        'Workspace checkpoints: per-turn changed files, checkpoint/restore, checkpoint/diff',
+      ),
     mcpServers: McpServers.optional().describe(
       'MCP servers whose tools every session gets, as mcp__<server>__<tool>: {command, args?, env?, cwd?} or {url, headers?}',
     ),

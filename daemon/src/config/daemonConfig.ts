@@ -47,6 +47,8 @@ export interface DaemonConfig {
   connectionLimits: Partial<ConnectionLimits>;
   /** MCP servers of the config file and the MCP settings, defaults filled in. */
   mcp: McpConfig;
+  /** Take workspace checkpoints around turns (checkpoints.md); default true. */
+  checkpoints: boolean;
 }
 
 /** Thrown for any configuration problem; the CLI prints the message and exits 2. */
@@ -139,6 +141,7 @@ export function resolveConfig(
     context: file.context ?? DEFAULT_CONTEXT_SETTINGS,
     connectionLimits: file.connections ?? {},
     mcp: resolveMcpConfig(file.mcpServers, file.mcp),
+    checkpoints: file.checkpoints?.enabled ?? true,
   };
 }
 

@@ -2,8 +2,9 @@
  * ApprovalBroker: asks a session's controllers about one tool call at a time
  * (several may be pending at once) and resolves each approval exactly once —
  * by the first valid answer, the timeout, the turn's cancellation, or a
- * permission-mode switch (approvals.md#approval-lifecycle). It owns the
- * session's `requires_action` state and the `tool/approvalResolved` broadcast.
+ * permission-mode switch (approvals.md#approval-lifecycle). The asking is
+ * ControllerAsks'; what an answer means, the mode switch and the
+ * `tool/approvalResolved` broadcast are the broker's.
  */
 import {
   ApprovalRequestResult,
@@ -16,12 +17,11 @@ import {
   type PermissionMode,
 } from '@arbor/protocol';
 import type { ApprovalRecord } from '../store/index.js';
+import { ControllerAsks, type AskEnd, type AskPeer } from '../session/asks/controllerAsks.js';
+import { TurnWaits } from '../session/asks/turnWaits.js';
 
 /** A controller connection the broker can ask. */
-export interface ApprovalPeer {
-  readonly clientId: string;
-  /** The connection is gone (a disconnect, as opposed to a detach). */
-  readonly isClosed: boolean;
+export interface ApprovalPeer extends AskPeer {
   /**
    * Sends `tool/approvalRequest`; resolves with the raw result, rejects on an
    * error response or a closed connection. Aborting `cancel` sends `$/cancelRequest`.
@@ -45,6 +45,8 @@ export interface ApprovalBrokerHost {
   /** The approvals log (the store); failures are the host's to log. */
   record?(entry: ApprovalLogEntry): void;
   timeoutMs: number;
+  /** The session's requires_action bookkeeping, shared with questions; absent: the broker's own. */
+  waits?: TurnWaits;
 }
 
 export interface AskOptions {
@@ -67,84 +69,62 @@ export interface ApprovalResolution {
   blockedByPlan?: boolean;
 }
 
-interface Ask {
-  peer: ApprovalPeer;
-  cancel: AbortController;
-}
-
-interface Pending {
-  params: ApprovalRequestParams;
-  options: AskOptions;
-  /** Outstanding requests by clientId. */
-  asks: Map<string, Ask>;
-  /** Asks that ended without a valid decision (invalid answer, error, disconnect). */
-  failed: number;
-  timer: NodeJS.Timeout | undefined;
-  onAbort: () => void;
-  resolved: boolean;
-  settle: (resolution: ApprovalResolution) => void;
-}
+/** Why a mode switch released an approval. */
+type Release = 'auto' | 'plan';
+type Releasable = Pick<AskOptions, 'releasedByAuto' | 'releasedByPlan'>;
+type ApprovalEnd = AskEnd<ApprovalDecision, Release>;
 
 export class ApprovalBroker {
-  /** By tree node id: unique, unlike model-chosen tool call ids. */
-  private readonly pendingByNode = new Map<string, Pending>();
-  /** Turns for which `requires_action` was reported and not yet taken back. */
-  private readonly waitingTurns = new Set<string>();
+  private readonly asks: ControllerAsks<
+    ApprovalRequestParams,
+    ApprovalDecision,
+    Release,
+    Releasable,
+    ApprovalPeer
+  >;
 
-  constructor(private readonly host: ApprovalBrokerHost) {}
+  constructor(private readonly host: ApprovalBrokerHost) {
+    this.asks = new ControllerAsks({
+      controllers: () => host.controllers(),
+      isController: (clientId) => host.isController(clientId),
+      send: (peer, params, cancel) => peer.requestApproval(params, cancel),
+      // Anything but a valid decision is never approval.
+      validAnswer: (result) => {
+        const parsed = ApprovalRequestResult.safeParse(result);
+        return parsed.success ? parsed.data.decision : undefined;
+      },
+      ended: (params, end) => this.announce(params, resolutionOf(end)),
+      waits:
+        host.waits ??
+        new TurnWaits({
+          stateChanged: (turnId, state) => host.emit(Methods.SessionState, { state, turnId }),
+        }),
+      timeoutMs: host.timeoutMs,
+    });
+  }
 
   /** Params of every pending approval, for attach snapshots. */
   pending(): ApprovalRequestParams[] {
-    return [...this.pendingByNode.values()].map((p) => structuredClone(p.params));
+    return this.asks.pending();
   }
 
   get hasPending(): boolean {
-    return this.pendingByNode.size > 0;
+    return this.asks.hasPending;
   }
 
-  ask(params: ApprovalRequestParams, options: AskOptions): Promise<ApprovalResolution> {
-    return new Promise<ApprovalResolution>((resolvePromise) => {
-      const pending: Pending = {
-        params,
-        options,
-        asks: new Map(),
-        failed: 0,
-        timer: undefined,
-        onAbort: () => this.resolve(pending, { outcome: 'cancelled' }),
-        resolved: false,
-        settle: resolvePromise,
-      };
-      if (options.signal.aborted) {
-        this.resolve(pending, { outcome: 'cancelled' });
-        return;
-      }
-      const controllers = this.host.controllers();
-      if (controllers.length === 0) {
-        // Nobody can be asked: timed out at once, without requires_action.
-        this.resolve(pending, { outcome: 'timed_out' });
-        return;
-      }
-      this.pendingByNode.set(params.nodeId, pending);
-      options.signal.addEventListener('abort', pending.onAbort, { once: true });
-      pending.timer = setTimeout(
-        () => this.resolve(pending, { outcome: 'timed_out' }),
-        this.host.timeoutMs,
-      );
-      pending.timer.unref?.();
-      if (!this.waitingTurns.has(params.turnId)) {
-        this.waitingTurns.add(params.turnId);
-        this.host.emit(Methods.SessionState, { state: 'requires_action', turnId: params.turnId });
-      }
-      for (const peer of controllers) this.send(pending, peer);
+  async ask(params: ApprovalRequestParams, options: AskOptions): Promise<ApprovalResolution> {
+    const { onResolved } = options;
+    const end = await this.asks.ask(params, {
+      signal: options.signal,
+      tag: { releasedByAuto: options.releasedByAuto, releasedByPlan: options.releasedByPlan },
+      ...(onResolved && { onEnded: (ended: ApprovalEnd) => onResolved(resolutionOf(ended)) }),
     });
+    return resolutionOf(end);
   }
 
   /** A controller attached (after its attach response and replay): it gets every pending approval. */
   controllerAttached(peer: ApprovalPeer): void {
-    for (const pending of [...this.pendingByNode.values()]) {
-      this.withdraw(pending, peer.clientId);
-      this.send(pending, peer);
-    }
+    this.asks.controllerAttached(peer);
   }
 
   /**
@@ -152,90 +132,20 @@ export class ApprovalBroker {
    * request is cancelled and the approval stays pending for other controllers;
    * a closed connection counts as an answer without a valid decision.
    */
-  controllerLeft(peer: Pick<ApprovalPeer, 'clientId' | 'isClosed'>): void {
-    for (const pending of [...this.pendingByNode.values()]) {
-      if (!pending.asks.has(peer.clientId)) continue;
-      if (peer.isClosed) {
-        pending.asks.delete(peer.clientId);
-        pending.failed += 1;
-        this.rejectIfNobodyLeft(pending);
-      } else {
-        this.withdraw(pending, peer.clientId);
-      }
-    }
+  controllerLeft(peer: AskPeer): void {
+    this.asks.controllerLeft(peer);
   }
 
   /** approvals.md#mode-switch: auto approves what auto would run, plan blocks non-read calls. */
   modeChanged(mode: PermissionMode): void {
-    for (const pending of [...this.pendingByNode.values()]) {
-      if (mode === 'auto' && pending.options.releasedByAuto) {
-        this.resolve(pending, { outcome: 'approved' });
-      } else if (mode === 'plan' && pending.options.releasedByPlan) {
-        this.resolve(pending, { outcome: 'rejected', blockedByPlan: true });
-      }
-    }
+    this.asks.release((_params, tag) => {
+      if (mode === 'auto' && tag.releasedByAuto) return 'auto';
+      if (mode === 'plan' && tag.releasedByPlan) return 'plan';
+      return undefined;
+    });
   }
 
-  private send(pending: Pending, peer: ApprovalPeer): void {
-    if (peer.isClosed) return;
-    const ask: Ask = { peer, cancel: new AbortController() };
-    pending.asks.set(peer.clientId, ask);
-    let answer: Promise<unknown>;
-    try {
-      answer = peer.requestApproval(pending.params, ask.cancel.signal);
-    } catch {
-      answer = Promise.reject(new Error('not sent'));
-    }
-    answer.then(
-      (result) => this.answered(pending, ask, result),
-      () => this.answered(pending, ask, undefined),
-    );
-  }
-
-  /** `result` undefined: an error response, or the connection closed. */
-  private answered(pending: Pending, ask: Ask, result: unknown): void {
-    const clientId = ask.peer.clientId;
-    if (pending.resolved || pending.asks.get(clientId) !== ask) return; // withdrawn or too late
-    pending.asks.delete(clientId);
-    const parsed = ApprovalRequestResult.safeParse(result);
-    if (result !== undefined && parsed.success && this.host.isController(clientId)) {
-      const decision = parsed.data.decision;
-      this.resolve(pending, {
-        outcome: decision === 'deny' ? 'rejected' : 'approved',
-        decision,
-        decidedBy: clientId,
-      });
-      return;
-    }
-    // Anything else is never approval.
-    pending.failed += 1;
-    this.rejectIfNobodyLeft(pending);
-  }
-
-  /** Every asked controller answered without a valid decision, and nobody else is waiting to answer. */
-  private rejectIfNobodyLeft(pending: Pending): void {
-    if (pending.resolved || pending.asks.size > 0 || pending.failed === 0) return;
-    this.resolve(pending, { outcome: 'rejected' });
-  }
-
-  private withdraw(pending: Pending, clientId: string): void {
-    const ask = pending.asks.get(clientId);
-    if (ask === undefined) return;
-    pending.asks.delete(clientId);
-    if (!ask.peer.isClosed) ask.cancel.abort();
-  }
-
-  private resolve(pending: Pending, resolution: ApprovalResolution): void {
-    if (pending.resolved) return;
-    pending.resolved = true;
-    const { params, options } = pending;
-    clearTimeout(pending.timer);
-    options.signal.removeEventListener('abort', pending.onAbort);
-    const wasPending = this.pendingByNode.get(params.nodeId) === pending;
-    if (wasPending) this.pendingByNode.delete(params.nodeId);
-    // Requests still unanswered are cancelled.
-    for (const clientId of [...pending.asks.keys()]) this.withdraw(pending, clientId);
-
+  private announce(params: ApprovalRequestParams, resolution: ApprovalResolution): void {
     this.host.emit(Methods.ApprovalResolved, {
       turnId: params.turnId,
       toolCallId: params.toolCallId,
@@ -253,16 +163,28 @@ export class ApprovalBroker {
       ...(resolution.decision !== undefined && { decision: resolution.decision }),
       ...(resolution.decidedBy !== undefined && { decidedBy: resolution.decidedBy }),
     });
-    const turnStillWaits = [...this.pendingByNode.values()].some(
-      (p) => p.params.turnId === params.turnId,
-    );
-    if (!turnStillWaits && this.waitingTurns.delete(params.turnId)) {
-      // A cancelled turn ends with its idle state instead.
-      if (resolution.outcome !== 'cancelled' && !options.signal.aborted) {
-        this.host.emit(Methods.SessionState, { state: 'running', turnId: params.turnId });
-      }
-    }
-    options.onResolved?.(resolution);
-    pending.settle(resolution);
+  }
+}
+
+/** approvals.md#outcomes: how each way an ask can end reads as an approval outcome. */
+function resolutionOf(end: ApprovalEnd): ApprovalResolution {
+  switch (end.kind) {
+    case 'answered':
+      return {
+        outcome: end.answer === 'deny' ? 'rejected' : 'approved',
+        decision: end.answer,
+        decidedBy: end.clientId,
+      };
+    case 'noValidAnswer':
+      return { outcome: 'rejected' };
+    case 'nobody':
+    case 'timedOut':
+      return { outcome: 'timed_out' };
+    case 'cancelled':
+      return { outcome: 'cancelled' };
+    case 'released':
+      return end.reason === 'auto'
+        ? { outcome: 'approved' }
+        : { outcome: 'rejected', blockedByPlan: true };
   }
 }

@@ -7,6 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import {
   Methods,
   type ApprovalRequestParams,
+  type QuestionRequestParams,
   type ClientCapabilities,
   type ClientToolDeclaration,
   type InitializeResult,
@@ -149,6 +150,10 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
 
   requestApproval(params: ApprovalRequestParams, cancel: AbortSignal): Promise<unknown> {
     return this.sendRequest(Methods.ApprovalRequest, params, cancel);
+  }
+
+  askQuestion(params: QuestionRequestParams, cancel: AbortSignal): Promise<unknown> {
+    return this.sendRequest(Methods.QuestionRequest, params, cancel);
   }
 
   executeTool(params: ToolExecuteParams, cancel: AbortSignal): Promise<unknown> {

@@ -27,6 +27,8 @@ export interface DaemonContext {
   connectionLimits?: Partial<ConnectionLimits>;
   /** Serves tools/list (advertised as `capabilities.tools`); absent: the method is not served. */
   tools?: ToolCatalogueSource;
+  /** Sessions take workspace checkpoints and serve checkpoint/* (`capabilities.checkpoints`). */
+  checkpoints?: boolean;
 }
 
 export function daemonCapabilities(context: DaemonContext): DaemonCapabilities {
@@ -36,7 +38,9 @@ export function daemonCapabilities(context: DaemonContext): DaemonCapabilities {
     permissionModes: ['plan', 'default', 'auto'],
     clientTools: {},
     plan: {},
-    ...(context.tools && { tools: {} }),
+    // The daemon's toolsets offer ask_user to turns of clients that answer questions.
+    ...(context.tools && { tools: {}, questions: {} }),
+    ...(context.checkpoints && { checkpoints: {} }),
     maxMessageBytes: context.maxMessageBytes,
     ...(context.budgetLimits && { budgets: { limits: context.budgetLimits } }),
     ...(context.approvalTimeoutMs !== undefined && {

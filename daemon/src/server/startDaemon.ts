@@ -8,6 +8,7 @@ import { ConfigError, type DaemonConfig } from '../config/daemonConfig.js';
 import type { McpServers } from '../config/mcpConfig.js';
 import type { SessionToolsets, TurnToolsProvider, TurnToolsRequest } from '../tools/toolset.js';
 import type { ToolCatalogueSource } from '../tools/catalogue.js';
+import type { WorkspaceIoFactory } from '../tools/workspace/workspaceIo.js';
 import { lazyToolCatalogue } from '../tools/lazyCatalogue.js';
 import { DAEMON_TOOL_NAMES } from '../tools/toolNames.js';
 import { isMcpToolName } from '../tools/mcp/mcpToolNames.js';
@@ -48,13 +49,27 @@ export interface SessionMcpServers {
 }
 
 /**
+ * Where a session's workspace tools read and write files and run commands,
+ * set by a client in the daemon's process for the sessions it opened (ACP:
+ * the editor's files and terminals); the wire protocol has no way to ask a
+ * client for that. Unset: the disk and the daemon's own (sandboxed) spawn.
+ */
+export interface SessionWorkspaceIo {
+  /** From the session's next tool call on; undefined: back to the disk. */
+  set(sessionId: string, io: WorkspaceIoFactory | undefined): void;
+}
+
+/**
  * Opens the store (a StoreError naming the path when the data dir cannot be
  * used), ends the turns a previous daemon process left running, and builds
  * the context every connection shares. The store is open before any request.
  */
-export async function createDaemonContext(
-  options: DaemonOptions,
-): Promise<{ context: DaemonContext; store: Store; sessionMcpServers: SessionMcpServers }> {
+export async function createDaemonContext(options: DaemonOptions): Promise<{
+  context: DaemonContext;
+  store: Store;
+  sessionMcpServers: SessionMcpServers;
+  sessionWorkspaceIo: SessionWorkspaceIo;
+}> {
   const { config, log } = options;
   // MCP tools are known only once their servers run: any mcp__ name may be listed.
   const unknown = config.alwaysAsk.filter(
@@ -82,6 +97,7 @@ export async function createDaemonContext(
       approvalTimeoutMs: config.approvalTimeoutMs,
       log,
       maxHistoryTokens: config.budgets.maxHistoryTokens,
+      ...(config.checkpoints && { checkpoints: { dataDir: config.dataDir } }),
     });
     const interrupted = sessions.recoverInterruptedTurns();
     if (interrupted.length > 0) {
@@ -99,8 +115,14 @@ export async function createDaemonContext(
       connectionLimits: config.connectionLimits,
       approvalTimeoutMs: config.approvalTimeoutMs,
       tools: agent.tools,
+      checkpoints: config.checkpoints,
     };
-    return { context, store, sessionMcpServers: agent.sessionMcpServers };
+    return {
+      context,
+      store,
+      sessionMcpServers: agent.sessionMcpServers,
+      sessionWorkspaceIo: agent.sessionWorkspaceIo,
+    };
   } catch (error) {
     store.close();
     throw error;
@@ -120,6 +142,7 @@ function lazyAgent(
   toolsets: TurnToolsProvider;
   tools: ToolCatalogueSource;
   sessionMcpServers: SessionMcpServers;
+  sessionWorkspaceIo: SessionWorkspaceIo;
 } {
   let pending: Promise<TurnRunner> | undefined;
   // Loaded with the agent; a session asks for tools only after its runner is loaded.
@@ -142,6 +165,13 @@ function lazyAgent(
       await loaded?.closeAll();
     },
   };
+  const workspaceIo = new Map<string, WorkspaceIoFactory>();
+  const sessionWorkspaceIo: SessionWorkspaceIo = {
+    set: (sessionId, io) => {
+      if (io === undefined) workspaceIo.delete(sessionId);
+      else workspaceIo.set(sessionId, io);
+    },
+  };
   const toolsets: TurnToolsProvider = {
     forTurn: async (request: TurnToolsRequest) => {
       if (loaded === undefined) throw new Error('the workspace tools are not loaded yet');
@@ -150,6 +180,7 @@ function lazyAgent(
     serversOf: (sessionId: string) => loaded?.serversOf(sessionId),
     release: (sessionId) => {
       early.delete(sessionId);
+      workspaceIo.delete(sessionId);
       loaded?.release(sessionId);
     },
   };
@@ -176,6 +207,7 @@ function lazyAgent(
           loaded = new tools.SessionToolsets({
             log: (message) => log.info(`tools: ${message}`),
             mcp: created,
+            workspaceIo: (sessionId) => workspaceIo.get(sessionId),
           });
         }
         return agent.createTurnRunner({
@@ -204,7 +236,7 @@ function lazyAgent(
     await turnRunner();
     return { toolsets, alwaysAsk: config.alwaysAsk };
   });
-  return { turnRunner, toolsets, tools, sessionMcpServers };
+  return { turnRunner, toolsets, tools, sessionMcpServers, sessionWorkspaceIo };
 }
 
 export async function runDaemon(options: DaemonOptions & { stdio: boolean }): Promise<void> {

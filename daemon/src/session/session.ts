@@ -41,6 +41,9 @@ import { daemonSecrets } from '../security/secretRedactor.js';
 import { EventBus, type EventSubscriber, type ReplayKind } from './eventBus.js';
 import { ApprovalBroker } from '../permissions/approvalBroker.js';
 import { SessionGrants } from '../permissions/grants.js';
+import { QuestionBroker } from '../questions/questionBroker.js';
+import { TurnWaits } from './asks/turnWaits.js';
+import { SessionCheckpoints } from '../checkpoints/sessionCheckpoints.js';
 import type { TurnToolsProvider } from '../tools/toolset.js';
 import { asClientPeer, type ClientPeer } from './clientPeer.js';
 import { acceptedModel } from './sessionModel.js';
@@ -55,6 +58,8 @@ export interface SessionDeps {
   toolsets?: TurnToolsProvider;
   /** How long an approval waits for an answer (default 600000 ms). */
   approvalTimeoutMs?: number;
+  /** Workspace checkpoints for undo (checkpoints.md); absent: turns are not checkpointed. */
+  checkpoints?: { dataDir: string; gitPath?: string };
 }
 
 interface RunningTurn {
@@ -109,6 +114,12 @@ export class Session {
   readonly grants = new SessionGrants();
   /** Asks this session's controllers about tool calls (approvals.md#approval-lifecycle). */
   readonly approvals: ApprovalBroker;
+  /** Asks this session's controllers the model's questions (questions.md#question-lifecycle). */
+  readonly questions: QuestionBroker;
+  /** Snapshots around each turn's changes, for checkpoint/restore and checkpoint/diff. */
+  private readonly checkpoints: SessionCheckpoints | undefined;
+  /** A checkpoint/restore under way: a turn sent meanwhile starts once the files are back. */
+  private restoring: Promise<unknown> | undefined;
   /** Attached connections that can be asked or run client tools, by clientId. */
   private readonly peers = new Map<string, ClientPeer>();
 
@@ -120,14 +131,13 @@ export class Session {
     // No turn of this process runs yet; the store's own 'running' never outlives a process.
     this.info = { ...stored, state: 'idle' };
     this.bus = new EventBus(stored.sessionId, deps.store);
+    // Approvals and questions alike keep the turn in requires_action.
+    const waits = new TurnWaits({
+      stateChanged: (turnId, state) => this.emit(Methods.SessionState, { state, turnId }),
+    });
+    const timeoutMs = deps.approvalTimeoutMs ?? 600_000;
     this.approvals = new ApprovalBroker({
-      controllers: () =>
-        [...this.peers.values()].filter(
-          (peer) =>
-            this.roles.get(peer.clientId) === 'controller' &&
-            peer.capabilities.approvals !== undefined &&
-            !peer.isClosed,
-        ),
+      controllers: () => this.controllersThatAnswer('approvals'),
       isController: (clientId) => this.roles.get(clientId) === 'controller',
       emit: (descriptor, params) => this.emit(descriptor, params),
       record: (entry) => {
@@ -138,8 +148,35 @@ export class Session {
           this.deps.log.warn(`session ${this.id}: approval not logged: ${reason}`);
         }
       },
-      timeoutMs: deps.approvalTimeoutMs ?? 600_000,
+      timeoutMs,
+      waits,
     });
+    this.checkpoints =
+      deps.checkpoints &&
+      new SessionCheckpoints({
+        sessionId: stored.sessionId,
+        workspaceRoot: stored.workspaceRoot,
+        ...deps.checkpoints,
+        store: deps.store.checkpoints.of(stored.sessionId),
+        log: (level, message) => deps.log[level](message),
+      });
+    this.questions = new QuestionBroker({
+      controllers: () => this.controllersThatAnswer('questions'),
+      isController: (clientId) => this.roles.get(clientId) === 'controller',
+      emit: (descriptor, params) => this.emit(descriptor, params),
+      timeoutMs,
+      waits,
+    });
+  }
+
+  /** Controllers attached now whose client negotiated answering this kind of ask. */
+  private controllersThatAnswer(kind: 'approvals' | 'questions'): ClientPeer[] {
+    return [...this.peers.values()].filter(
+      (peer) =>
+        this.roles.get(peer.clientId) === 'controller' &&
+        peer.capabilities[kind] !== undefined &&
+        !peer.isClosed,
+    );
   }
 
   get id(): string {
@@ -166,9 +203,11 @@ export class Session {
     this.roles.set(subscriber.clientId, role);
     const peer = asClientPeer(subscriber);
     if (peer) this.peers.set(peer.clientId, peer);
-    // A controller that re-attaches as observer keeps no say in pending approvals.
-    if (role !== 'controller')
+    // A controller that re-attaches as observer keeps no say in pending approvals or questions.
+    if (role !== 'controller') {
       this.approvals.controllerLeft({ clientId: subscriber.clientId, isClosed: false });
+      this.questions.controllerLeft({ clientId: subscriber.clientId, isClosed: false });
+    }
     const subscription = this.bus.subscribe(subscriber, sinceSeq);
     // A plain attach mid-turn gets the running turn as a snapshot: without it the
     // client could not render the turn (sessions.md#sessions-attach-mid-turn).
@@ -179,14 +218,12 @@ export class Session {
       replay: midTurn ? 'snapshot' : subscription.replay,
       release: () => {
         subscription.release();
-        // After the attach response and the replay: pending approvals again (approvals.md#approval-resend).
-        if (
-          peer &&
-          role === 'controller' &&
-          peer.capabilities.approvals !== undefined &&
-          this.roles.get(peer.clientId) === 'controller'
-        )
-          this.approvals.controllerAttached(peer);
+        // After the attach response and the replay: pending approvals and questions again
+        // (approvals.md#approval-resend, questions.md#question-resend).
+        if (!peer || role !== 'controller' || this.roles.get(peer.clientId) !== 'controller')
+          return;
+        if (peer.capabilities.approvals !== undefined) this.approvals.controllerAttached(peer);
+        if (peer.capabilities.questions !== undefined) this.questions.controllerAttached(peer);
       },
     };
     if (outcome.replay === 'snapshot') {
@@ -198,6 +235,7 @@ export class Session {
           parts: this.liveTranscript.parts,
         }),
         pendingApprovals: this.approvals.pending(),
+        ...(this.questions.pending().length > 0 && { pendingQuestions: this.questions.pending() }),
       };
     }
     return outcome;
@@ -209,7 +247,9 @@ export class Session {
     const peer = this.peers.get(clientId);
     this.peers.delete(clientId);
     const wasAttached = this.roles.delete(clientId);
-    this.approvals.controllerLeft({ clientId, isClosed: peer?.isClosed ?? false });
+    const left = { clientId, isClosed: peer?.isClosed ?? false };
+    this.approvals.controllerLeft(left);
+    this.questions.controllerLeft(left);
     return wasAttached;
   }
 
@@ -336,7 +376,31 @@ export class Session {
     this.emit(Methods.SessionDeleted, {});
     this.disposed = true;
     this.deps.toolsets?.release(this.id);
+    this.checkpoints?.dispose();
     for (const clientId of [...this.roles.keys()]) this.detach(clientId);
+  }
+
+  /** checkpoint/restore (checkpoints.md#checkpoint-restore): controllers only, never during a turn. */
+  restoreCheckpoint(clientId: string, turnId: string, force: boolean) {
+    this.requireController(clientId, Methods.CheckpointRestore.method);
+    if (this.running) throw rpcErrors.turnInProgress(this.running.turnId);
+    const restore = this.availableCheckpoints().restore(turnId, force);
+    const settled = restore.catch(() => undefined);
+    this.restoring = settled;
+    void settled.then(() => {
+      if (this.restoring === settled) this.restoring = undefined;
+    });
+    return restore;
+  }
+
+  /** checkpoint/diff (checkpoints.md#checkpoint-diff). */
+  checkpointDiff(turnId: string, path: string | undefined) {
+    return this.availableCheckpoints().diff(turnId, path);
+  }
+
+  private availableCheckpoints(): SessionCheckpoints {
+    if (this.checkpoints) return this.checkpoints;
+    throw rpcErrors.checkpointUnavailable('this daemon takes no checkpoints');
   }
 
   private requireController(clientId: string, what: string): void {
@@ -432,6 +496,7 @@ export class Session {
     let failure: string | undefined;
     try {
       if (abort.signal.aborted) throw new Error('cancelled before start');
+      await this.restoring;
       const runner = await this.deps.turnRunner();
       result = await runner.run({
         sessionId: this.id,
@@ -454,6 +519,8 @@ export class Session {
           }),
         }),
         approvals: { grants: this.grants, broker: this.approvals },
+        questions: this.questions,
+        ...(this.checkpoints && { checkpoint: this.checkpoints.forTurn(turnId) }),
         events: sink,
         signal: abort.signal,
       });

@@ -33,5 +33,10 @@ export type {
 export { StoreError, type StoreErrorCode } from './storeError.js';
 export { digestArgs } from './argsDigest.js';
 export { ContextTables } from './contextTables.js';
+export {
+  CheckpointTables,
+  type SessionCheckpointStore,
+  type TurnCheckpointRecord,
+} from './checkpointTables.js';
 export { DATABASE_FILE_NAME, DATABASE_FILE_MODE, DATA_DIR_MODE } from './dataDir.js';
 export { MIGRATIONS, SCHEMA_VERSION, type Migration } from './migrations.js';

@@ -170,6 +170,24 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE sessions ADD COLUMN plan TEXT;  -- JSON PlanEntry[]; NULL: never had one, or before version 8
     `,
   },
+  {
+    version: 9,
+    description:
+      'checkpoints: the workspace snapshots around each turn that changed files, and where its turns left it',
+    sql: `
+      CREATE TABLE turn_checkpoints (
+        turn_id    TEXT PRIMARY KEY REFERENCES turns (id) ON DELETE CASCADE,
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        before_id  TEXT NOT NULL,                 -- shadow-repository commit before the turn's first change
+        after_id   TEXT NOT NULL,                 -- and when the turn ended
+        paths      TEXT NOT NULL,                 -- JSON string[]: every file the turn changed, workspace-relative
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX turn_checkpoints_by_session ON turn_checkpoints (session_id);
+      -- The workspace as the session's last turn or restore left it: what a restore expects to find.
+      ALTER TABLE sessions ADD COLUMN checkpoint_head TEXT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

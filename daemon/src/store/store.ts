@@ -47,6 +47,7 @@ import { migrate } from './migrations.js';
 import { decodeSessionCursor, encodeSessionCursor } from './sessionCursor.js';
 import { StoreError } from './storeError.js';
 import { ContextTables } from './contextTables.js';
+import { CheckpointTables } from './checkpointTables.js';
 import { replayTurn, type StoredEventRow } from './turnReplay.js';
 
 /** The file in the data dir that keeps disk space for a full disk's last writes (diskReserve.ts). */
@@ -275,6 +276,7 @@ export class Store {
   private readonly sql;
   private readonly reserve: DiskReserve;
   private contextTables: ContextTables | undefined;
+  private checkpointTables: CheckpointTables | undefined;
   private onReserve: string | undefined;
 
   /** Use openStore(). */
@@ -728,6 +730,16 @@ export class Store {
       () => this.diskFull !== undefined,
     );
     return this.contextTables;
+  }
+
+  /** Each session's workspace checkpoints (store/checkpointTables.ts). */
+  get checkpoints(): CheckpointTables {
+    this.checkpointTables ??= new CheckpointTables(
+      this.db,
+      (fn) => this.write(fn),
+      () => this.timestamp(),
+    );
+    return this.checkpointTables;
   }
 
   close(): void {

@@ -18,6 +18,7 @@ import type {
 } from '@arbor/protocol';
 import { RUN_SUBTASK, runSubtaskTool } from '../agent/subtaskTools.js';
 import { decideCall, knownCategory } from '../permissions/permissionMatrix.js';
+import { askUserTool } from './askUser.js';
 import { MEMORY_TOOLS } from './memory.js';
 import { readArtifactTool } from './readArtifact.js';
 import { toolDefinition, type Tool } from './tool.js';
@@ -60,12 +61,15 @@ export function composeTurnTools(
 let neutralWorkspaceTools: Tool[] | undefined;
 
 /**
- * The daemon's built-in tools, as a thread-context turn without client tools
- * offers them. Workspace tools bind a root only at call time, so any existing
+ * The daemon's built-in tools, as a thread-context turn of a client that
+ * answers questions, without client tools, offers them. Workspace tools bind a root only at call time, so any existing
  * directory yields the same definitions; these are never executed.
  */
 export function builtinTools(extraTools: readonly Tool[] = []): Tool[] {
-  neutralWorkspaceTools ??= createWorkspaceTools(openWorkspace(tmpdir(), { watch: false }));
+  neutralWorkspaceTools ??= [
+    ...createWorkspaceTools(openWorkspace(tmpdir(), { watch: false })),
+    askUserTool as Tool,
+  ];
   return composeTurnTools(extraTools, neutralWorkspaceTools);
 }
 

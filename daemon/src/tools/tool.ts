@@ -9,6 +9,14 @@ import { z } from 'zod';
 import type { ToolDefinition, ToolImage } from '../providers/provider.js';
 import type { ArtifactStore } from '../agent/context/artifacts.js';
 import type { TurnMemory } from './memory.js';
+import type { QuestionEnd } from '../questions/questionBroker.js';
+
+/** What ask_user asks; the call's ids are the loop's. */
+export interface UserQuestion {
+  question: string;
+  options?: { label: string; description?: string }[];
+  freeText: boolean;
+}
 
 /** A session event a tool sends (plan/update), minus what the session stamps on. */
 export type ToolEventParams<D extends NotificationDescriptor> = Omit<
@@ -36,6 +44,8 @@ export interface ToolContext {
   progress?(progress: NodeProgress): void;
   /** Shows what a running call writes (a command's output) in its tree node as it arrives. */
   output?(text: string): void;
+  /** Asks the session's controllers (ask_user); absent when the turn has nobody to ask. */
+  askUser?(question: UserQuestion): Promise<QuestionEnd>;
 }
 
 /** What the model sees. A plain string is a successful result. */

@@ -19,7 +19,7 @@ import {
 import { MAX_COMMAND_OUTPUT_BYTES } from './workspace/runCommand.js';
 import { ARTIFACT_PAGE_CHARS, MAX_ARTIFACT_PAGE_CHARS, READ_ARTIFACT } from './readArtifact.js';
 import { CONNECT_TIMEOUT_MS, MAX_REDIRECTS, TOTAL_TIMEOUT_MS } from './web/fetchPage.js';
-import { LINES_PER_FILE } from './search/searchCode.js';
+import { BUILD_WAIT_MS, LINES_PER_FILE, RANKED_FILES } from './search/searchCode.js';
 import { MAX_INDEXED_FILE_BYTES } from './search/workspaceIndex.js';
 
 export interface ToolDoc {
@@ -155,15 +155,16 @@ export const BUILTIN_TOOL_DOCS: Readonly<Record<string, ToolDoc>> = {
     ],
   },
   search_code: {
-    result: `One line per matching line, \`<file>:<line>: <text>\` (file relative to the workspace root, line 1-based, text trimmed and cut at 200 characters), files best first (bm25) and at most ${LINES_PER_FILE} lines per file; \`<file>: (the terms are on different lines)\` when a file holds every term but no line holds one. At most \`limit\` lines, then \`[… more files match; narrow the query or raise limit]\`; \`No matches.\` when no file matches.`,
+    result: `One line per matching line, \`<file>:<line>: <text>\` (file relative to the workspace root, line 1-based, text trimmed and cut at 200 characters), files best first (definitions of a term, then files named after one, then whole-word matches, then how often the terms occur; past ${RANKED_FILES} matching files the ranking covers the first ${RANKED_FILES} found plus those named after a term) and at most ${LINES_PER_FILE} lines per file, a long line cut to a window around the match; \`<file>: (the terms are on different lines)\` when a file holds every term but no line holds one. At most \`limit\` lines, then \`[… more files match; narrow the query or raise limit]\`; \`No matches.\` when no file matches. While the index is still being built the result ends with \`[the search index is still being built (<n> of <m> files checked): …; search again in a moment, or use grep to search every file now]\`.`,
     errors: [
       '`search terms need at least 3 characters each (<terms> is shorter); use grep for shorter patterns`',
       CONFINED,
     ],
     notes: [
       'A file matches when it contains every term of `query` (split at spaces) as a case-insensitive substring: the index is an SQLite FTS5 trigram index, kept in `<dataDir>/search/`, one per workspace root.',
-      `The first call for a workspace builds its index (in batches, other work going on in between) and waits for it; later calls first re-index what a watcher on the indexed directories saw change. Skips \`.git\`, \`node_modules\`, \`.gitignore\`d paths, symbolic links, binary files and files over ${MAX_INDEXED_FILE_BYTES} bytes. A restarted daemon re-reads only files whose modification time or size changed.`,
+      `The first call for a workspace builds its index (in batches, other work going on in between) and waits at most ${BUILD_WAIT_MS / 1000} s for it, then answers from what is indexed so far; later calls first re-index what a watcher on the indexed directories saw change. Skips \`.git\`, \`node_modules\`, \`.gitignore\`d paths, symbolic links, binary files and files over ${MAX_INDEXED_FILE_BYTES} bytes. A restarted daemon re-reads only files whose modification time or size changed.`,
       '`path` limits results to a directory, `glob` to matching files (as grep’s `include`).',
+      'The index closes when the last session of its workspace is released, after 10 minutes without a search, or when the daemon exits.',
     ],
   },
   write_file: {
@@ -261,6 +262,19 @@ export const BUILTIN_TOOL_DOCS: Readonly<Record<string, ToolDoc>> = {
       'Addresses are checked on the address each connection actually uses, so a name that resolves differently later (DNS rebinding) is refused too. Refused: IPv4 0/8, 10/8, 100.64/10, 127/8, 169.254/16, 172.16/12, 192.0.0/24, 192.168/16, 198.18/15, 224/4, 240/4; IPv6 ::, ::1, fe80::/10, fec0::/10, fc00::/7, ff00::/8, and IPv4-mapped forms of the IPv4 ranges. The config settings `webFetch.allowPrivateNetworks` (all of them) and `webFetch.privateNetworkAllowlist` (listed addresses and CIDR subnets) lift this.',
       `At most ${MAX_REDIRECTS} redirects are followed, each checked again (scheme and address). Credentials in the URL are sent as Basic authorization to that URL’s origin only, never to another host a redirect leads to; they are treated as secrets from the call on ([security.md](security.md)).`,
       'An allow-for-session grant covers the same origin (scheme, host, port).',
+    ],
+  },
+  ask_user: {
+    result: '`The user answered: <answer>` — the option label the user picked, or their own words.',
+    errors: [
+      '`The user did not answer in time. …` (the approval timeout)',
+      '`The user could not be asked or dismissed the question. …` (no controller answers questions, or every answer was invalid)',
+      '`The question was cancelled with the turn.`',
+    ],
+    notes: [
+      'Offered only to a turn whose sending client advertised `client.questions`; the question reaches every controller of the session that did, as [`tool/question`](questions.md#question-request), and the first valid answer wins.',
+      'Category `read`: it runs in every permission mode, `plan` included. While it waits, the node has status `awaiting_approval` and the session `requires_action`.',
+      'Calls run one at a time, in the order the model made them.',
     ],
   },
   todo_write: {

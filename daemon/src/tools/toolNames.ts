@@ -26,4 +26,11 @@ export const WORKSPACE_TOOL_NAMES = [
   'todo_write',
 ] as const;
 
-export const DAEMON_TOOL_NAMES: readonly string[] = [...AGENT_TOOL_NAMES, ...WORKSPACE_TOOL_NAMES];
+/** Tools a session offers only to a turn whose client can take part (ask_user needs client.questions). */
+export const SESSION_TOOL_NAMES = ['ask_user'] as const;
+
+export const DAEMON_TOOL_NAMES: readonly string[] = [
+  ...AGENT_TOOL_NAMES,
+  ...WORKSPACE_TOOL_NAMES,
+  ...SESSION_TOOL_NAMES,
+];

@@ -1,22 +1,34 @@
 /**
  * Composes a session's tools for each turn, on the daemon's side only (the
  * client sends no tool list): the workspace tools bound to the session's
- * root, the tools of the workspace's MCP servers (started on the first turn
- * that asks, hence async), plus — in `editor` chat context — the client tools
+ * root, ask_user when the sending client answers questions, the tools of the
+ * workspace's MCP servers (started on the first turn that asks, hence async), plus — in `editor` chat context — the client tools
  * declared by the client that sent the turn's chat/send. A client tool named
  * like one of the daemon's own or an MCP tool is not offered (those win).
+ * The workspace tools do their I/O where the session's WorkspaceIo says (the
+ * disk unless a client in the daemon's process installed its own).
  */
-import type { ChatContext, ClientToolDeclaration, ToolServer } from '@arbor/protocol';
+import type {
+  ChatContext,
+  ClientCapabilities,
+  ClientToolDeclaration,
+  ToolServer,
+} from '@arbor/protocol';
+import { askUserTool } from './askUser.js';
 import { createClientTools, type ClientToolHost } from './clientTools.js';
 import type { McpHub } from './mcp/mcpHub.js';
+import { closeWorkspaceIndexes, releaseWorkspaceIndex } from './search/workspaceIndex.js';
 import type { Tool } from './tool.js';
 import { DAEMON_TOOL_NAMES } from './toolNames.js';
 import { createWorkspaceTools } from './workspace/index.js';
 import { openWorkspace, type Workspace } from './workspace/workspace.js';
+import type { WorkspaceIoFactory } from './workspace/workspaceIo.js';
 
 export interface ToolSender extends ClientToolHost {
   /** Declared in initialize; empty unless both sides advertised clientTools. */
   readonly declaredTools: readonly ClientToolDeclaration[];
+  /** What the client negotiated: ask_user is offered to a turn whose sender answers questions. */
+  readonly capabilities?: ClientCapabilities;
 }
 
 /** What a session needs to get its tools for a turn. */
@@ -48,22 +60,34 @@ export interface SessionToolsetsOptions {
   watch?: boolean;
   /** The daemon's MCP servers; absent: no MCP tools. */
   mcp?: McpHub;
+  /** A session's own workspace I/O (an ACP editor's files and terminals); undefined: the disk. */
+  workspaceIo?: (sessionId: string) => WorkspaceIoFactory | undefined;
   log?: (message: string) => void;
 }
 
 export class SessionToolsets implements TurnToolsProvider {
-  private readonly workspaces = new Map<string, { workspace: Workspace; tools: Tool[] }>();
+  private readonly workspaces = new Map<
+    string,
+    { workspace: Workspace; io: WorkspaceIoFactory | undefined; tools: Tool[] }
+  >();
 
   constructor(private readonly options: SessionToolsetsOptions = {}) {}
 
   async forTurn(request: TurnToolsRequest): Promise<Tool[]> {
     let entry = this.workspaces.get(request.sessionId);
-    if (entry === undefined || entry.workspace.root !== request.workspaceRoot) {
+    const io = this.options.workspaceIo?.(request.sessionId);
+    if (entry === undefined || entry.workspace.root !== request.workspaceRoot || entry.io !== io) {
+      // The same root with other I/O keeps its guard: what the agent saw still counts.
+      const guard =
+        entry?.workspace.root === request.workspaceRoot ? entry.workspace.guard : undefined;
+      if (entry !== undefined && guard === undefined) void entry.workspace.guard.close();
       const workspace = openWorkspace(request.workspaceRoot, {
         watch: this.options.watch ?? true,
         ...(this.options.log && { log: this.options.log }),
+        ...(io && { io }),
+        ...(guard && { guard }),
       });
-      entry = { workspace, tools: createWorkspaceTools(workspace) };
+      entry = { workspace, io, tools: createWorkspaceTools(workspace) };
       this.workspaces.set(request.sessionId, entry);
     }
     const mcpTools =
@@ -72,8 +96,12 @@ export class SessionToolsets implements TurnToolsProvider {
         request.workspaceRoot,
         request.signal,
       )) ?? [];
-    const tools = [...entry.tools, ...mcpTools];
     const { sender } = request;
+    const tools = [
+      ...entry.tools,
+      ...(sender?.capabilities?.questions === undefined ? [] : [askUserTool as Tool]),
+      ...mcpTools,
+    ];
     if (request.chatContext.kind === 'editor' && sender && sender.declaredTools.length > 0) {
       const taken = new Set<string>([
         ...DAEMON_TOOL_NAMES,
@@ -101,12 +129,15 @@ export class SessionToolsets implements TurnToolsProvider {
     const entry = this.workspaces.get(sessionId);
     this.workspaces.delete(sessionId);
     void entry?.workspace.guard.close();
+    // Its search index closes when no other session of that workspace uses it.
+    if (entry) releaseWorkspaceIndex(entry.workspace);
     this.options.mcp?.release(sessionId);
   }
 
   async closeAll(): Promise<void> {
     const entries = [...this.workspaces.values()];
     this.workspaces.clear();
+    closeWorkspaceIndexes();
     await Promise.all([
       ...entries.map((e) => e.workspace.guard.close()),
       this.options.mcp?.closeAll(),

@@ -14,6 +14,7 @@ import {
   client,
   methods,
   ndJsonStream,
+  type ClientApp,
   type ClientContext,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -49,8 +50,18 @@ export function writeScript(dir: string, script: ScriptInput): string {
   return file;
 }
 
-export function startAcp(args: string[]): AcpEditor {
-  const child = spawn(process.execPath, [ARBOR_BIN, 'acp', ...args], { stdio: 'pipe' });
+export interface EditorOptions {
+  /** The bridge's environment (default: the test's). */
+  env?: NodeJS.ProcessEnv;
+  /** Adds the editor's own handlers (fs/*, terminal/*). */
+  handlers?: (app: ClientApp) => ClientApp;
+}
+
+export function startAcp(args: string[], options: EditorOptions = {}): AcpEditor {
+  const child = spawn(process.execPath, [ARBOR_BIN, 'acp', ...args], {
+    stdio: 'pipe',
+    ...(options.env && { env: options.env }),
+  });
   let stderr = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (text: string) => (stderr += text));
@@ -67,7 +78,7 @@ export function startAcp(args: string[]): AcpEditor {
       return exited;
     },
   };
-  const connection = client({ name: 'acp-test-editor' })
+  const app = client({ name: 'acp-test-editor' })
     .onNotification(methods.client.session.update, ({ params }) => {
       editor.updates.push(params);
     })
@@ -76,29 +87,29 @@ export function startAcp(args: string[]): AcpEditor {
       if (!editor.onPermission)
         throw new Error(`unexpected permission request: ${JSON.stringify(params)}`);
       return editor.onPermission(params, signal);
-    })
-    .connect(
-      ndJsonStream(
-        Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
-        Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
-      ),
-    );
+    });
+  const connection = (options.handlers?.(app) ?? app).connect(
+    ndJsonStream(
+      Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>,
+    ),
+  );
   editor.agent = connection.agent;
   return editor;
 }
 
 /** Resolves once `condition` holds, polling; fails with `what` after `timeoutMs`. */
 /** `arbor acp` on the scripted provider, its sessions in `dataDir`. */
-export function scriptedAcp(dataDir: string, scriptFile: string, extra: string[] = []): AcpEditor {
-  return startAcp([
-    '--data-dir',
-    dataDir,
-    '--provider',
-    'scripted',
-    '--script',
-    scriptFile,
-    ...extra,
-  ]);
+export function scriptedAcp(
+  dataDir: string,
+  scriptFile: string,
+  extra: string[] = [],
+  options: EditorOptions = {},
+): AcpEditor {
+  return startAcp(
+    ['--data-dir', dataDir, '--provider', 'scripted', '--script', scriptFile, ...extra],
+    options,
+  );
 }
 
 export async function until(

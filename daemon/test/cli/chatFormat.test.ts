@@ -4,6 +4,8 @@ import type { ExecutionTreeNode } from '@arbor/protocol';
 import { TreeReducer } from '@arbor/protocol/client';
 import { parseChatArgs } from '../../src/cli/chat/chatArgs.js';
 import { LiveScreen } from '../../src/cli/chat/liveScreen.js';
+import { PromptSeat } from '../../src/cli/chat/promptSeat.js';
+import { parseQuestionAnswer, questionEndText } from '../../src/cli/chat/questionPrompt.js';
 import {
   createStyle,
   stripAnsi,
@@ -14,7 +16,9 @@ import {
   formatCost,
   formatDuration,
   formatPlan,
+  formatQuestionRequest,
   formatTree,
+  wrapText,
 } from '../../src/cli/chat/turnFormat.js';
 
 const plain = createStyle(false);
@@ -154,5 +158,74 @@ describe('arbor chat: the live block', () => {
     assert.equal(drawn.length, 8);
     assert.match(written, /… 23 more/);
     assert.match(written, /line 29$/);
+  });
+});
+
+describe('arbor chat: questions as lines', () => {
+  const request = {
+    sessionId: 's',
+    turnId: 't',
+    nodeId: 'n',
+    toolCallId: 'q',
+    question: 'The tests use both Jest and Vitest. Which runner should the new tests use?',
+    options: [
+      { label: 'Vitest', description: 'Used by the 40 newer test files' },
+      { label: 'Jest' },
+    ],
+    freeText: true,
+  };
+
+  it('numbers the options with their descriptions and wraps the question', () => {
+    assert.deepEqual(formatQuestionRequest(request, plain, 44), [
+      '? Arbor asks: The tests use both Jest and',
+      '  Vitest. Which runner should the new tests',
+      '  use?',
+      '  1) Vitest — Used by the 40 newer test files',
+      '  2) Jest',
+      '  type a number (1–2) or your own answer, then Enter',
+    ]);
+    assert.equal(
+      formatQuestionRequest({ ...request, freeText: false }, plain).at(-1),
+      '  type a number (1–2), then Enter',
+    );
+    assert.equal(
+      formatQuestionRequest({ ...request, options: [] }, plain).at(-1),
+      '  type your answer, then Enter',
+    );
+    assert.deepEqual(wrapText('a\n\nbb ccccc', 4), ['a', '', 'bb', 'cccc', 'c']);
+  });
+
+  it('reads a number, a label or the user’s own words, as the question allows', () => {
+    assert.deepEqual(parseQuestionAnswer(request, ' 2 '), { answer: 'Jest' });
+    assert.deepEqual(parseQuestionAnswer(request, 'VITEST'), { answer: 'Vitest' });
+    assert.deepEqual(parseQuestionAnswer(request, 'node:test'), { answer: 'node:test' });
+    assert.equal(parseQuestionAnswer(request, '   '), undefined);
+    assert.match(JSON.stringify(parseQuestionAnswer(request, '3')), /no option 3/);
+    const closed = { ...request, freeText: false };
+    assert.match(JSON.stringify(parseQuestionAnswer(closed, 'node:test')), /a number, 1–2/);
+    // Without options every answer is the user's own words, numbers too.
+    assert.deepEqual(parseQuestionAnswer({ ...request, options: [], freeText: false }, '42'), {
+      answer: '42',
+    });
+  });
+
+  it('says how a question ended', () => {
+    assert.equal(
+      questionEndText({ outcome: 'answered', answer: 'Jest' }),
+      'answered in another client: Jest',
+    );
+    assert.match(questionEndText({ outcome: 'timed_out' }), /^timed out/);
+    assert.equal(questionEndText({ outcome: 'cancelled' }), 'cancelled with the turn');
+  });
+
+  it('lets one prompt at a time read the keyboard', () => {
+    const seat = new PromptSeat();
+    const tried: string[] = [];
+    seat.onFree(() => tried.push('a') && seat.take());
+    seat.onFree(() => tried.push('b'));
+    assert.equal(seat.take(), true);
+    assert.equal(seat.take(), false);
+    seat.release();
+    assert.deepEqual(tried, ['a'], 'the first waiting prompter took it; the next waits');
   });
 });

@@ -14,6 +14,7 @@ import { DAEMON_TOOL_NAMES, WORKSPACE_TOOL_NAMES } from '../../src/tools/toolNam
 import { createWorkspaceTools, openWorkspace } from '../../src/tools/workspace/index.js';
 import { MEMORY_TOOLS } from '../../src/tools/memory.js';
 import { READ_ARTIFACT } from '../../src/tools/readArtifact.js';
+import { ASK_USER } from '../../src/tools/askUser.js';
 import { RUN_SUBTASK } from '../../src/agent/subtaskTools.js';
 import { CATEGORY_TOOLS, runGated, toolMessagesOf } from './gateHarness.js';
 import { tempDir } from './helpers.js';
@@ -136,7 +137,13 @@ describe('permission gate', function () {
       assert.deepEqual([...WORKSPACE_TOOL_NAMES], workspaceNames);
       assert.deepEqual(
         [...DAEMON_TOOL_NAMES].sort(),
-        [RUN_SUBTASK, ...MEMORY_TOOLS.map((t) => t.name), READ_ARTIFACT, ...workspaceNames].sort(),
+        [
+          RUN_SUBTASK,
+          ...MEMORY_TOOLS.map((t) => t.name),
+          READ_ARTIFACT,
+          ...workspaceNames,
+          ASK_USER,
+        ].sort(),
       );
     });
   });

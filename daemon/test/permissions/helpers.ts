@@ -38,8 +38,12 @@ export interface ApprovalAsk {
 
 export interface PermClient extends TestClient {
   clientId: string;
+  /** What the daemon advertised in its initialize result. */
+  daemonCapabilities: Record<string, unknown>;
   asks: ApprovalAsk[];
   executes: ApprovalAsk[];
+  /** tool/question requests, answered by the test. */
+  questions: ApprovalAsk[];
   /** Every message in arrival order (events, requests), for ordering checks. */
   log: string[];
 }
@@ -74,6 +78,8 @@ export function permDaemon(
     approvalTimeoutMs?: number;
     extraTools?: Tool[];
     watch?: boolean;
+    /** Take workspace checkpoints and serve checkpoint/* (checkpoints.md). */
+    checkpoints?: boolean;
   } = {},
 ): PermDaemon {
   const dataDir = tempDir('arbor-data-');
@@ -97,8 +103,9 @@ export function permDaemon(
     approvalTimeoutMs: options.approvalTimeoutMs ?? 600_000,
     log: silentLogger,
     maxHistoryTokens: DEFAULT_BUDGET_LIMITS.maxHistoryTokens,
+    ...(options.checkpoints && { checkpoints: { dataDir } }),
   });
-  const context = testContext(sessions);
+  const context = testContext(sessions, { checkpoints: options.checkpoints ?? false });
   const router = buildRouter(context);
   const clients: PermClient[] = [];
   return {
@@ -116,6 +123,7 @@ export function permDaemon(
       const log: string[] = [];
       const asks: ApprovalAsk[] = [];
       const executes: ApprovalAsk[] = [];
+      const questions: ApprovalAsk[] = [];
       const pendingRequest = (
         list: ApprovalAsk[],
         params: unknown,
@@ -155,6 +163,10 @@ export function permDaemon(
             }
             return pendingRequest(asks, params, token);
           });
+          rpc.onRequest(Methods.QuestionRequest.method, (params, token) => {
+            log.push(Methods.QuestionRequest.method);
+            return pendingRequest(questions, params, token);
+          });
           rpc.onRequest(Methods.ToolExecute.method, (params, token) => {
             log.push(Methods.ToolExecute.method);
             if (clientOptions.onExecute) {
@@ -174,9 +186,17 @@ export function permDaemon(
       const init = (await base.request(Methods.Initialize, {
         capabilities: clientOptions.capabilities ?? { approvals: {} },
         ...(clientOptions.tools && { tools: clientOptions.tools }),
-      })) as { clientId: string };
+      })) as { clientId: string; capabilities: Record<string, unknown> };
       base.rpc.sendNotification(Methods.Initialized.method, {});
-      const client: PermClient = { ...base, clientId: init.clientId, asks, executes, log };
+      const client: PermClient = {
+        ...base,
+        clientId: init.clientId,
+        daemonCapabilities: init.capabilities,
+        asks,
+        executes,
+        questions,
+        log,
+      };
       clients.push(client);
       return client;
     },

@@ -439,7 +439,8 @@ describe('tools/list', function () {
         execute: () => 'found',
       }) as Tool;
       const d = daemon(ANSWER, { extraTools: [extra] });
-      const client = await d.connect();
+      // Built-in tools are listed as a client that answers questions gets them (ask_user included).
+      const client = await d.connect({ capabilities: { approvals: {}, questions: {} } });
       const sessionId = await newSession(client);
       const { turnId } = (await client.request(Methods.ChatSend, { sessionId, text: 'go' })) as {
         turnId: string;

@@ -5,25 +5,34 @@
  * the webview's messages with protocol requests.
  */
 import * as vscode from 'vscode';
-import { Methods, type PermissionMode, type SessionInfo } from '@arbor/protocol';
+import {
+  Methods,
+  type CheckpointRestoreResult,
+  type PermissionMode,
+  type SessionInfo,
+} from '@arbor/protocol';
 import {
   SessionTracker,
   ToolCatalogue,
   approvalKey,
+  promptKey,
   type ArborClient,
   type SessionView,
 } from '@arbor/protocol/client';
 import { readSettings } from '../config.js';
 import type { ConnectionState, DaemonSupervisor } from '../daemon/daemonSupervisor.js';
-import type { HostMessage, WebviewMessage } from '../shared/messages.js';
+import type { CheckpointAccess, HostMessage, WebviewMessage } from '../shared/messages.js';
 import type { DiffDocuments } from '../tools/diffDocuments.js';
 import { Disposable } from '../util/disposable.js';
+import { restoreTurn } from './checkpointRestore.js';
 import { bridgeSessionView, sessionMessage } from './sessionBridge.js';
 import { toolServerItems } from '../toolServers/toolServerItems.js';
 
 export interface ChatStatus {
   state: 'offline' | 'idle' | 'running' | 'requires_action';
   sessionCost: number | null;
+  /** What waits for the user: an approval first, else the model's question. */
+  waitingFor?: 'approval' | 'question';
 }
 
 export class ChatController extends Disposable {
@@ -40,6 +49,8 @@ export class ChatController extends Disposable {
   #turnCount = 0;
   readonly #userTexts = new Map<string, string>();
   readonly #costs = new Map<string, number | null>();
+  /** Turns whose changes this window put back, per session (the webview forgets them on reload). */
+  readonly #restored = new Map<string, Set<string>>();
   #post: (message: HostMessage) => void = () => undefined;
 
   constructor(
@@ -90,6 +101,8 @@ export class ChatController extends Disposable {
           if (!ok) this.#notice('info', 'That approval is no longer pending.');
           return;
         }
+        case 'answerQuestion':
+          return this.#answerQuestion(message);
         case 'showDiff': {
           const approval = this.#view?.approvals
             .pending()
@@ -98,6 +111,10 @@ export class ChatController extends Disposable {
           const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
           return await this.diffs.showProposed(approval.request.args, folders);
         }
+        case 'showChangeDiff':
+          return await this.showChangeDiff(message.turnId, message.path);
+        case 'restoreCheckpoint':
+          return await this.restoreCheckpoint(message.turnId);
         case 'newChat':
           return await this.newChat();
         case 'switchSession':
@@ -113,6 +130,123 @@ export class ChatController extends Disposable {
       this.output.appendLine(`[chat] ${message.type} failed: ${text}`);
       this.#notice('error', text);
     }
+  }
+
+  /**
+   * The user's answer to a question. With `freeText: false` only an option's
+   * label is valid (questions-valid-answer); anything else would make the
+   * daemon discard it, so it is refused here and the card stays open.
+   */
+  #answerQuestion(message: Extract<WebviewMessage, { type: 'answerQuestion' }>): void {
+    const key = promptKey(message);
+    const question = this.#view?.questions.get(key);
+    if (!question) {
+      this.#notice('info', 'That question is no longer waiting for an answer.');
+      return;
+    }
+    const { options = [], freeText } = question.request;
+    if (!freeText && options.length > 0 && !options.some((o) => o.label === message.answer)) {
+      this.#notice('error', 'Pick one of the offered answers.');
+      return;
+    }
+    if (!this.#view!.questions.decide(key, message.answer))
+      this.#notice('info', 'That question was already answered.');
+  }
+
+  // ---- checkpoints ------------------------------------------------------
+
+  /** Diffs need the daemon's `checkpoints`; restore also a controller, which this window always attaches as. */
+  #checkpointAccess(): CheckpointAccess {
+    const diff = this.#client?.hasCapability('daemon.checkpoints') ?? false;
+    return { diff, restore: diff };
+  }
+
+  /** A turn's changes (one file, or all of them) as a diff document beside the chat. */
+  async showChangeDiff(turnId: string, path?: string): Promise<void> {
+    const client = this.#requireClient();
+    const sessionId = this.#sessionId;
+    if (!sessionId || !this.#checkpointAccess().diff) return;
+    const { diff, truncated } = await client.request(Methods.CheckpointDiff, {
+      sessionId,
+      turnId,
+      ...(path !== undefined && { path }),
+    });
+    await this.diffs.showUnified(path ?? `turn ${turnId}`, diff, truncated);
+  }
+
+  /**
+   * "Restore to before this turn": lists what will be put back and asks; on
+   * a conflict (files changed since by someone else) names them and offers to
+   * overwrite them; then says what was restored and marks the turns.
+   */
+  async restoreCheckpoint(turnId: string): Promise<void> {
+    const client = this.#requireClient();
+    const sessionId = this.#sessionId;
+    if (!sessionId || !this.#checkpointAccess().restore) return;
+    if (this.#view && this.#view.state !== 'idle') {
+      this.#notice('info', 'Wait for the running turn to end before restoring files.');
+      return;
+    }
+    const outcome = await restoreTurn(client, sessionId, turnId, {
+      confirm: async ({ files, omitted }) => {
+        const more = omitted > 0 ? `\n…and ${omitted} more` : '';
+        const answer = await vscode.window.showWarningMessage(
+          'Restore the files to how they were before this turn?',
+          {
+            modal: true,
+            detail:
+              'These files go back as they were before the turn (changes of later turns are undone too):\n' +
+              `${listFiles(files)}${more}\n\nThe conversation stays as it is.`,
+          },
+          'Restore',
+        );
+        return answer === 'Restore';
+      },
+      confirmOverwrite: async (files) => {
+        const answer = await vscode.window.showWarningMessage(
+          'Some files changed since Arbor last changed them.',
+          {
+            modal: true,
+            detail:
+              'Nothing was restored. These files were changed by someone else (you, an editor, another chat):\n' +
+              `${listFiles(files)}\n\nOverwrite them with their content from before the turn?`,
+          },
+          'Overwrite them',
+        );
+        return answer === 'Overwrite them';
+      },
+    });
+    if (outcome.kind === 'unknownTurn') {
+      this.#notice('error', 'That turn is not in this chat any more.');
+      return;
+    }
+    if (outcome.kind === 'declined') return;
+    const { plan, result } = outcome;
+    let marked = this.#restored.get(sessionId);
+    if (!marked) this.#restored.set(sessionId, (marked = new Set()));
+    for (const id of plan.turnIds) marked.add(id);
+    if (sessionId === this.#sessionId) this.#post({ type: 'restored', turnIds: plan.turnIds });
+    this.#reportRestore(result);
+  }
+
+  #reportRestore(result: CheckpointRestoreResult): void {
+    const restored = result.restored.length;
+    const names = result.restored.slice(0, 3).join(', ') + (restored > 3 ? ', …' : '');
+    const parts = [
+      `Arbor: restored ${restored} file${restored === 1 ? '' : 's'}${restored > 0 ? ` (${names})` : ''}`,
+    ];
+    if (result.overwritten?.length)
+      parts.push(`overwrote ${result.overwritten.length} changed since`);
+    const failed = result.failed ?? [];
+    if (failed.length === 0) {
+      void vscode.window.showInformationMessage(`${parts.join('; ')}.`);
+      return;
+    }
+    const why = failed.map((f) => `${f.path}: ${f.reason}`);
+    void vscode.window.showWarningMessage(
+      `${parts.join('; ')}; ${failed.length} could not be restored: ${why.slice(0, 3).join('; ')}${why.length > 3 ? '; …' : ''}`,
+    );
+    this.output.appendLine(`[chat] restore failed for:\n  ${why.join('\n  ')}`);
   }
 
   // ---- commands ---------------------------------------------------------
@@ -321,15 +455,28 @@ export class ChatController extends Disposable {
     this.#session = session;
     this.#view = view;
     this.#turnCount = new Set(stored.map((m) => m.turnId)).size + (view.turnId ? 1 : 0);
-    const message = sessionMessage(session, stored, view, this.#userTexts);
+    const message = sessionMessage(session, stored, view, this.#userTexts, {
+      access: this.#checkpointAccess(),
+      restoredTurns: this.#restored.get(session.sessionId) ?? [],
+    });
     this.#costs.clear();
     for (const t of message.turns) if (t.cost !== undefined) this.#costs.set(t.turnId, t.cost);
     const storedTurns = new Set(
       message.turns.filter((t) => t.status !== undefined).map((t) => t.turnId),
     );
-    this.#bridge = bridgeSessionView(view, (m) => this.#post(m), storedTurns);
+    this.#bridge = bridgeSessionView(
+      view,
+      (m) => this.#post(m),
+      storedTurns,
+      this.#client?.initializeResult?.clientId,
+    );
     this.#viewSubs = [
       view.on('state', () => this.#emitStatus()),
+      // tool/approvalRequest and tool/question come after session/state requires_action.
+      ...(['added', 'answered', 'removed'] as const).flatMap((event) => [
+        view.approvals.on(event, () => this.#emitStatus()),
+        view.questions.on(event, () => this.#emitStatus()),
+      ]),
       view.on('cost', (p) => {
         this.#costs.set(p.turnId, p.cost);
         this.#emitStatus();
@@ -440,7 +587,20 @@ export class ChatController extends Disposable {
     }
     const state =
       this.supervisor.state.status !== 'ready' ? 'offline' : (this.#view?.state ?? 'idle');
-    this.#onDidChangeStatus.fire({ state, sessionCost: cost });
+    const view = this.#view;
+    const waitingFor =
+      state !== 'requires_action' || !view
+        ? undefined
+        : view.approvals.awaiting().length > 0
+          ? ('approval' as const)
+          : view.questions.awaiting().length > 0
+            ? ('question' as const)
+            : undefined;
+    this.#onDidChangeStatus.fire({
+      state,
+      sessionCost: cost,
+      ...(waitingFor !== undefined && { waitingFor }),
+    });
   }
 
   #notice(level: 'info' | 'error', message: string): void {
@@ -453,6 +613,13 @@ export class ChatController extends Disposable {
     }
     return this.#client;
   }
+}
+
+/** At most 20 paths, one a line, for a dialog. */
+function listFiles(files: readonly string[]): string {
+  const shown = files.slice(0, 20).map((f) => `• ${f}`);
+  if (files.length > 20) shown.push(`• …and ${files.length - 20} more`);
+  return shown.length > 0 ? shown.join('\n') : '(no files listed)';
 }
 
 function workspaceRoot(): string | undefined {

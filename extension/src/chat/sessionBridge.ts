@@ -5,8 +5,15 @@
  * the event streams the webview tests replay.
  */
 import type { ExecutionTreeNode, SessionInfo, StoredMessage } from '@arbor/protocol';
-import type { SessionView } from '@arbor/protocol/client';
-import type { HostMessage, TranscriptTurn } from '../shared/messages.js';
+import type { QuestionOutcome } from '@arbor/protocol';
+import { promptKey, type PendingQuestion, type SessionView } from '@arbor/protocol/client';
+import type {
+  CheckpointAccess,
+  HostMessage,
+  OpenQuestion,
+  QuestionEnd,
+  TranscriptTurn,
+} from '../shared/messages.js';
 
 type Post = (message: HostMessage) => void;
 interface DisposableLike {
@@ -72,6 +79,10 @@ export function sessionMessage(
   stored: readonly StoredMessage[],
   view: SessionView | undefined,
   userTexts: ReadonlyMap<string, string>,
+  /** What this window may do with checkpoints, and the turns it restored. */
+  checkpoints: { access: CheckpointAccess; restoredTurns?: Iterable<string> } = {
+    access: { diff: false, restore: false },
+  },
 ): Extract<HostMessage, { type: 'session' }> {
   const turns = transcriptFromStored(stored).filter(
     (t) => t.status !== undefined || t.turnId !== view?.turnId,
@@ -97,9 +108,40 @@ export function sessionMessage(
     state: view?.state ?? session.state,
     turns,
     approvals: view ? view.approvals.pending().map((a) => a.request) : [],
+    questions: view ? view.questions.pending().map(openQuestion) : [],
     plan: view ? [...view.plan] : [],
     budget: view ? [...view.budgetNotices] : [],
+    checkpoints: checkpoints.access,
+    restoredTurns: [...(checkpoints.restoredTurns ?? [])].filter((id) => storedIds.has(id)),
   };
+}
+
+/** A pending question with the answer given here, if any (a reloaded webview shows it). */
+function openQuestion(entry: PendingQuestion): OpenQuestion {
+  return { request: entry.request, ...(entry.answer !== undefined && { answer: entry.answer }) };
+}
+
+/**
+ * How a question ended (`tool/questionResolved`), for its card. "Answered
+ * here" needs this client's id (`answeredBy`); without it, an answer equal to
+ * the one given here (`mine`) counts as ours.
+ */
+export function questionEnd(
+  resolved: {
+    outcome: QuestionOutcome;
+    answer?: string | undefined;
+    answeredBy?: string | undefined;
+  },
+  mine: string | undefined,
+  clientId: string | undefined,
+): QuestionEnd {
+  const out: QuestionEnd = { kind: 'resolved', outcome: resolved.outcome };
+  if (resolved.outcome !== 'answered') return out;
+  if (resolved.answer !== undefined) out.answer = resolved.answer;
+  if (resolved.answeredBy !== undefined && clientId !== undefined)
+    out.answeredHere = resolved.answeredBy === clientId;
+  else if (mine !== undefined) out.answeredHere = mine === resolved.answer;
+  return out;
 }
 
 /**
@@ -111,8 +153,13 @@ export function bridgeSessionView(
   view: SessionView,
   post: Post,
   skipTurns: ReadonlySet<string>,
+  /** This client's id (initialize), to tell a question answered here from one answered elsewhere. */
+  clientId?: string,
 ): DisposableLike {
   const live = (turnId: string | undefined) => turnId === undefined || !skipTurns.has(turnId);
+  /** Answers given here, by question, until the daemon says how the question ended. */
+  const mine = new Map<string, string>();
+  for (const q of view.questions.pending()) if (q.answer !== undefined) mine.set(q.key, q.answer);
   const subs: DisposableLike[] = [
     view.on('turnStarted', ({ turnId }) => live(turnId) && post({ type: 'turnStarted', turnId })),
     view.on('tree', ({ turnId, changed }) => {
@@ -160,15 +207,41 @@ export function bridgeSessionView(
       if (nodes.length > 0) post({ type: 'tree', turnId, nodes });
     }),
     view.approvals.on('added', (a) => post({ type: 'approvalAdded', request: a.request })),
-    view.approvals.on('removed', ({ approval, end }) =>
+    view.approvals.on('removed', ({ entry, end }) =>
       post({
         type: 'approvalRemoved',
-        turnId: approval.request.turnId,
-        toolCallId: approval.request.toolCallId,
+        turnId: entry.request.turnId,
+        toolCallId: entry.request.toolCallId,
         ...(end.kind === 'resolved' && { outcome: end.outcome }),
         ...(end.kind === 'resolved' && end.decidedBy !== undefined && { decidedBy: end.decidedBy }),
       }),
     ),
+    view.questions.on('added', (q) => post({ type: 'questionAdded', request: q.request })),
+    view.questions.on('answered', ({ entry, answer }) => mine.set(entry.key, answer)),
+    // The daemon cancels our request before it says how the question ended
+    // ($/cancelRequest, then tool/questionResolved), and the queue forgets a
+    // cancelled question: the card closes now and learns the outcome below.
+    view.questions.on('removed', ({ entry, end }) => {
+      if (end.kind === 'resolved') return;
+      post({
+        type: 'questionRemoved',
+        turnId: entry.request.turnId,
+        toolCallId: entry.request.toolCallId,
+        end: { kind: end.kind },
+      });
+    }),
+    view.on('questionResolved', (p) => {
+      const key = promptKey(p);
+      const answer = mine.get(key);
+      mine.delete(key);
+      if (!live(p.turnId)) return;
+      post({
+        type: 'questionRemoved',
+        turnId: p.turnId,
+        toolCallId: p.toolCallId,
+        end: questionEnd(p, answer, clientId),
+      });
+    }),
   ];
   return { dispose: () => subs.forEach((s) => s.dispose()) };
 }

@@ -20,10 +20,14 @@ import {
   MessageStatus,
   PermissionMode,
   PlanEntry,
+  QuestionOutcome,
+  QuestionRequestParams,
+  QuestionRequestResult,
   StopReason,
   StoredPart,
   ToolInfo,
   ToolServer,
+  TurnFileChange,
   TurnState,
   Usage,
 } from '@arbor/protocol';
@@ -65,6 +69,36 @@ export const TranscriptTurn = z.object({
 });
 export type TranscriptTurn = z.infer<typeof TranscriptTurn>;
 
+/** A question still open: the request, and the answer given here while the daemon decides. */
+export const OpenQuestion = z.object({
+  request: QuestionRequestParams,
+  answer: QuestionRequestResult.shape.answer.optional(),
+});
+export type OpenQuestion = z.infer<typeof OpenQuestion>;
+
+/**
+ * How a question's card closes: `resolved` with the daemon's outcome
+ * (`tool/questionResolved`), or the request was cancelled / is no longer
+ * pending after a re-attach.
+ */
+export const QuestionEnd = z.object({
+  kind: z.enum(['resolved', 'cancelled', 'withdrawn']),
+  outcome: QuestionOutcome.optional(),
+  /** The answer that applied, when answered. */
+  answer: z.string().max(10_000).optional(),
+  /** Answered by this window (true) or another client (false); absent when unknown or unanswered. */
+  answeredHere: z.boolean().optional(),
+});
+export type QuestionEnd = z.infer<typeof QuestionEnd>;
+
+/**
+ * What this window may do with the checkpoints of the session's turns
+ * (checkpoints.md): read diffs when the daemon advertises `checkpoints`,
+ * restore when it also attached this window as a controller.
+ */
+export const CheckpointAccess = z.object({ diff: z.boolean(), restore: z.boolean() });
+export type CheckpointAccess = z.infer<typeof CheckpointAccess>;
+
 export const ConnectionStatus = z.enum(['starting', 'ready', 'restarting', 'failed', 'stopped']);
 export type ConnectionStatus = z.infer<typeof ConnectionStatus>;
 
@@ -91,8 +125,13 @@ const hostMessages = [
     state: TurnState,
     turns: z.array(TranscriptTurn),
     approvals: z.array(ApprovalRequestParams).default([]),
+    /** The model's questions still open (protocol 1.1). */
+    questions: z.array(OpenQuestion).default([]),
     plan: z.array(PlanEntry).default([]),
     budget: z.array(BudgetExceededParams).default([]),
+    checkpoints: CheckpointAccess.default({ diff: false, restore: false }),
+    /** Turns whose changes this window put back (checkpoint/restore), kept across webview reloads. */
+    restoredTurns: z.array(IdString).default([]),
   }),
   /** No session yet (no workspace, or the daemon is not up). */
   z.object({ type: z.literal('noSession'), reason: z.string() }),
@@ -134,6 +173,14 @@ const hostMessages = [
     outcome: ApprovalOutcome.optional(),
     decidedBy: z.string().optional(),
   }),
+  /** The model asks the user (`tool/question`); a re-sent one has the same turnId + toolCallId. */
+  z.object({ type: z.literal('questionAdded'), request: QuestionRequestParams }),
+  z.object({
+    type: z.literal('questionRemoved'),
+    turnId: IdString,
+    toolCallId: IdString,
+    end: QuestionEnd,
+  }),
   z.object({ type: z.literal('budget'), notice: BudgetExceededParams }),
   z.object({ type: z.literal('plan'), entries: z.array(PlanEntry) }),
   z.object({
@@ -143,6 +190,8 @@ const hostMessages = [
     usage: Usage,
     context: ContextUse.optional(),
   }),
+  /** checkpoint/restore succeeded: these turns' changes (the restored one and every later one) are undone. */
+  z.object({ type: z.literal('restored'), turnIds: z.array(IdString).min(1) }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'error']), message: z.string() }),
   /** The session's tools (tools/list): what cards show as each call's category and subject. */
   z.object({
@@ -171,7 +220,22 @@ export const WebviewMessage = z.discriminatedUnion('type', [
     toolCallId: IdString,
     decision: ApprovalDecision,
   }),
+  /** The user's answer to a question: an option's label, or their own words when freeText. */
+  z.object({
+    type: z.literal('answerQuestion'),
+    turnId: IdString,
+    toolCallId: IdString,
+    answer: QuestionRequestResult.shape.answer,
+  }),
   z.object({ type: z.literal('showDiff'), turnId: IdString, toolCallId: IdString }),
+  /** checkpoint/diff of a finished turn: one file, or the whole turn without `path`. */
+  z.object({
+    type: z.literal('showChangeDiff'),
+    turnId: IdString,
+    path: TurnFileChange.shape.path.optional(),
+  }),
+  /** "Restore to before this turn": the host confirms, then sends checkpoint/restore. */
+  z.object({ type: z.literal('restoreCheckpoint'), turnId: IdString }),
   z.object({ type: z.literal('newChat') }),
   z.object({ type: z.literal('switchSession'), sessionId: IdString }),
   z.object({ type: z.literal('deleteSession'), sessionId: IdString }),

@@ -34,10 +34,13 @@ export class ArborStatusBar extends Disposable {
       status.sessionCost === null
         ? 'cost unknown'
         : `$${status.sessionCost.toFixed(status.sessionCost < 0.01 && status.sessionCost > 0 ? 4 : 2)}`;
-    this.#item.text = `${ICON[status.state]} Arbor${status.state === 'idle' ? '' : `: ${LABEL[status.state]}`} · ${cost}`;
-    this.#item.tooltip = `Arbor: ${LABEL[status.state]}. Session cost ${cost}.`;
+    const asks = status.state === 'requires_action' && status.waitingFor === 'question';
+    const label = asks ? 'question for you' : LABEL[status.state];
+    const icon = asks ? '$(question)' : ICON[status.state];
+    this.#item.text = `${icon} Arbor${status.state === 'idle' ? '' : `: ${label}`} · ${cost}`;
+    this.#item.tooltip = `Arbor: ${label}. Session cost ${cost}.`;
     this.#item.accessibilityInformation = {
-      label: `Arbor ${LABEL[status.state]}, session cost ${cost}`,
+      label: `Arbor ${label}, session cost ${cost}`,
     };
     this.#item.backgroundColor =
       status.state === 'requires_action'

@@ -37,6 +37,24 @@ export class DiffDocuments extends Disposable implements vscode.TextDocumentCont
     });
   }
 
+  /**
+   * A turn's changes (checkpoint/diff) as a read-only `diff` document beside
+   * the chat. The unified diff has only a few lines of context around each
+   * change, so the whole file before and after cannot be rebuilt from it.
+   */
+  async showUnified(label: string, diff: string, truncated: boolean): Promise<void> {
+    const note = truncated ? '\n# (cut: the diff is longer than 1,000,000 characters)\n' : '';
+    const text = diff === '' ? '# No changes to show.\n' : `${diff}${note}`;
+    const uri = this.#virtual(`${label}.diff`, text);
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(document, 'diff');
+    await vscode.window.showTextDocument(document, {
+      viewColumn: vscode.ViewColumn.Beside,
+      preview: true,
+      preserveFocus: false,
+    });
+  }
+
   /** Before approving: the file now on the left, what the tool would write on the right. */
   async showProposed(args: unknown, folders: readonly string[]): Promise<void> {
     const edit = proposedEdit(args);

@@ -176,7 +176,7 @@ async function waitStatus(turn, status, timeout = 60_000) {
 
 /**
  * @param {{ url: string, workspace: string, shots: string, chromium: string, log: (s: string) => void }} o
- * @returns {Promise<{ steps: { name: string, ok: boolean, optional?: boolean, note?: string }[], finished: boolean }>}
+ * @returns {Promise<{ steps: { name: string, ok: boolean, note?: string }[], finished: boolean }>}
  */
 export async function runUiTest(o) {
   const steps = [];
@@ -186,8 +186,7 @@ export async function runUiTest(o) {
   page.on('pageerror', (e) => o.log(`[pageerror] ${String(e).slice(0, 300)}`));
   const shot = (name) => page.screenshot({ path: join(o.shots, `e2e-${name}.png`) });
   let chat;
-  // An optional step (a feature still landing elsewhere) is reported, never fatal.
-  const step = async (name, fn, { optional = false } = {}) => {
+  const step = async (name, fn) => {
     const t = Date.now();
     try {
       const note = await fn();
@@ -196,10 +195,10 @@ export async function runUiTest(o) {
         `  ok   ${name} (${((Date.now() - t) / 1000).toFixed(1)} s)${note ? ` — ${note}` : ''}`,
       );
     } catch (error) {
-      steps.push({ name, ok: false, optional, note: error.message });
-      o.log(`  ${optional ? 'SKIP' : 'FAIL'} ${name}: ${error.message}`);
+      steps.push({ name, ok: false, note: error.message });
+      o.log(`  FAIL ${name}: ${error.message}`);
       await shot(`fail-${name.replace(/\W+/g, '-')}`).catch(() => undefined);
-      if (!optional) throw error;
+      throw error;
     }
   };
 
@@ -283,42 +282,105 @@ export async function runUiTest(o) {
       check(content === 'hello from Arbor\n', `hello.txt is now ${JSON.stringify(content)}`);
     });
 
+    await step('approve a daemon write (write_file) and see the file created', async () => {
+      const turn = await send(chat, 'Write a new file');
+      const approval = turn.locator('.approval-card').first();
+      const appeared = await Promise.race([
+        approval.waitFor({ timeout: 30_000 }).then(
+          () => true,
+          () => false,
+        ),
+        waitStatus(turn, 'complete', 30_000).then(
+          () => false,
+          () => false,
+        ),
+      ]);
+      if (!appeared) {
+        const card = await turn
+          .locator('.activity > .card')
+          .first()
+          .innerText()
+          .catch(() => '');
+        throw new Error(
+          `no approval was asked for write_file; its card says: ${card.replace(/\s+/g, ' ').slice(0, 200)}`,
+        );
+      }
+      await approval.locator('button[data-decision="allow"]').click();
+      await waitStatus(turn, 'complete');
+      const file = join(o.workspace, 'notes', 'new.txt');
+      check(existsSync(file), 'notes/new.txt was not created');
+      check(
+        readFileSync(file, 'utf8') === 'written by the daemon\n',
+        'notes/new.txt has other content',
+      );
+    });
+
     await step(
-      'approve a daemon write (write_file) and see the file created',
+      'the write turn lists its changed file; restore it and the file is gone',
       async () => {
-        const turn = await send(chat, 'Write a new file');
-        const approval = turn.locator('.approval-card').first();
-        const appeared = await Promise.race([
-          approval.waitFor({ timeout: 30_000 }).then(
-            () => true,
-            () => false,
-          ),
-          waitStatus(turn, 'complete', 30_000).then(
-            () => false,
-            () => false,
-          ),
-        ]);
-        if (!appeared) {
-          const card = await turn
-            .locator('.activity > .card')
-            .first()
-            .innerText()
-            .catch(() => '');
-          throw new Error(
-            `no approval was asked for write_file; its card says: ${card.replace(/\s+/g, ' ').slice(0, 200)}`,
-          );
-        }
-        await approval.locator('button[data-decision="allow"]').click();
-        await waitStatus(turn, 'complete');
-        const file = join(o.workspace, 'notes', 'new.txt');
-        check(existsSync(file), 'notes/new.txt was not created');
+        const turn = chat.locator('.turn').filter({ hasText: 'Write a new file' }).last();
+        const summary = turn.locator('.turn-changes');
+        await summary.waitFor({ timeout: 20_000 });
+        const rows = (await summary.locator('.change').allInnerTexts()).map((t) =>
+          t.replace(/\s+/g, ' ').trim(),
+        );
         check(
-          readFileSync(file, 'utf8') === 'written by the daemon\n',
-          'notes/new.txt has other content',
+          rows.length === 1 && rows[0] === 'A notes/new.txt +1 −0',
+          `changed files: ${JSON.stringify(rows)}`,
+        );
+        await summary.scrollIntoViewIfNeeded();
+        // The file's diff (checkpoint/diff) opens beside as a read-only diff document.
+        await summary.locator('.change-open').first().click();
+        await page
+          .locator('.tabs-container .tab', { hasText: 'new.txt.diff' })
+          .first()
+          .waitFor({ timeout: 15_000 });
+        const editor = page.locator('.editor-group-container.active .view-lines').first();
+        const end = Date.now() + 10_000;
+        let shown = '';
+        while (!/\+written by the daemon/.test(shown)) {
+          if (Date.now() > end) throw new Error(`the diff document shows: ${shown}`);
+          await sleep(200);
+          shown = (await editor.innerText().catch(() => '')).replace(/\u00a0/g, ' ');
+        }
+        await shot('03-changes');
+        await summary.locator('.changes-restore').click();
+        // VS Code's modal confirmation lists the file that goes back.
+        const dialog = page.locator('.monaco-dialog-box');
+        await dialog.waitFor({ timeout: 15_000 });
+        const asked = await dialog.innerText();
+        check(/notes\/new\.txt/.test(asked), `the confirmation does not list the file: ${asked}`);
+        await dialog
+          .locator('.monaco-button', { hasText: /^Restore$/ })
+          .first()
+          .click();
+        await summary.locator('.changes-restored').waitFor({ timeout: 20_000 });
+        const file = join(o.workspace, 'notes', 'new.txt');
+        check(!existsSync(file), 'notes/new.txt is still there after the restore');
+        await page
+          .locator('.notifications-toasts', { hasText: /restored 1 file/ })
+          .first()
+          .waitFor({ timeout: 10_000 });
+        check(
+          (await summary.locator('.changes-restore').count()) === 0,
+          'the restored turn still offers a restore',
         );
       },
-      { optional: process.env['ARBOR_E2E_REQUIRE_WRITE_FILE'] !== '1' },
     );
+
+    await step("answer the model's question (ask_user) with an option", async () => {
+      const turn = await send(chat, 'Ask me which runner');
+      const card = turn.locator('.question-card').first();
+      await card.waitFor({ timeout: 30_000 });
+      const text = await card.innerText();
+      check(/Which test runner/.test(text) && /Vitest/.test(text), `question card: ${text}`);
+      await card.scrollIntoViewIfNeeded();
+      await shot('03-question');
+      await card.locator('button.question-option', { hasText: 'Jest' }).click();
+      await waitStatus(turn, 'complete');
+      const status = await card.locator('.question-status').innerText();
+      check(/^Answered here: “Jest”/.test(status), `question card says: ${status}`);
+    });
 
     await step('cancel a running turn', async () => {
       const turn = await send(chat, 'Think for a long time');
@@ -361,6 +423,11 @@ export async function runUiTest(o) {
       check(
         (await turns.nth(turnsBefore - 1).getAttribute('data-status')) === 'cancelled',
         'cancelled turn lost',
+      );
+      const written = turns.filter({ hasText: 'Write a new file' }).last();
+      check(
+        (await written.locator('.turn-changes .change').count()) === 1,
+        'the changed files of the write turn did not come back after reload',
       );
       const draft = await chat.locator('.composer-input').inputValue();
       check(

@@ -101,6 +101,62 @@ describe('ChatModel (the webview state)', () => {
     );
   });
 
+  it('keeps one question per turnId + toolCallId, remembers the answer, and records how it ended', () => {
+    const model = modelOf(
+      msg.session(),
+      msg.requiresAction('t'),
+      msg.question({ turnId: 't', toolCallId: 'q1', nodeId: 'n1' }),
+      msg.question({ turnId: 't', toolCallId: 'q2', nodeId: 'n2', freeText: false }),
+      // Re-sent after a re-attach: still one card.
+      msg.question({ turnId: 't', toolCallId: 'q1', nodeId: 'n1' }),
+    );
+    assert.equal(model.questions.size, 2);
+    assert.equal(model.answerQuestion('t', 'q1', 'Vitest'), true);
+    assert.equal(model.answerQuestion('t', 'q1', 'Jest'), false, 'answered once');
+    model.apply(msg.question({ turnId: 't', toolCallId: 'q1', nodeId: 'n1' }));
+    assert.equal(model.questions.get('t\u0000q1')!.answer, 'Vitest', 'a re-send keeps the answer');
+    assert.deepEqual(
+      model.awaitingQuestions().map((q) => q.request.toolCallId),
+      ['q2'],
+    );
+    model.takeDirty();
+    model.apply(
+      msg.questionResolved('t', 'q2', {
+        kind: 'resolved',
+        outcome: 'answered',
+        answer: 'Jest',
+        answeredHere: false,
+      }),
+    );
+    assert.equal(model.takeDirty().questions, true);
+    const q2 = model.questions.get('t\u0000q2')!;
+    assert.deepEqual(q2.end, {
+      kind: 'resolved',
+      outcome: 'answered',
+      answer: 'Jest',
+      answeredHere: false,
+    });
+    assert.equal(
+      model.answerQuestion('t', 'q2', 'Vitest'),
+      false,
+      'an ended question takes no answer',
+    );
+    assert.deepEqual(model.awaitingQuestions(), []);
+  });
+
+  it('restores open questions and the answer given here from a session message', () => {
+    const request = (
+      msg.question({ turnId: 't', toolCallId: 'q1', nodeId: 'n1' }) as Extract<
+        HostMessage,
+        { type: 'questionAdded' }
+      >
+    ).request;
+    const model = modelOf(msg.session({ questions: [{ request, answer: 'Jest' }] }));
+    assert.equal(model.questions.get('t\u0000q1')!.answer, 'Jest');
+    model.apply(msg.session());
+    assert.equal(model.questions.size, 0);
+  });
+
   it('a session message replaces everything', () => {
     const model = modelOf(
       msg.session(),

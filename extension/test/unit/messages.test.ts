@@ -13,7 +13,20 @@ describe('host <-> webview message schemas', () => {
       ...nestedTurn('t', 2, 2),
       msg.session(),
       msg.approval({ turnId: 't', toolCallId: 'c', nodeId: 'n' }),
+      msg.question({ turnId: 't', toolCallId: 'q', nodeId: 'n' }),
+      msg.questionResolved('t', 'q', { kind: 'resolved', outcome: 'timed_out' }),
       msg.budget('t', 'depth', 3, 4),
+      msg.restored('t'),
+      msg.tree(
+        't',
+        node('t', null, {
+          status: 'done',
+          changes: {
+            files: [{ path: 'a.txt', status: 'added', added: 1, removed: 0 }],
+            restorable: true,
+          },
+        }),
+      ),
     ]) {
       assert.equal(parseHostMessage(m).ok, true, JSON.stringify(m));
     }
@@ -54,16 +67,42 @@ describe('host <-> webview message schemas', () => {
       false,
     );
     assert.equal(parseWebviewMessage('ready').ok, false);
+    assert.equal(
+      parseWebviewMessage({
+        type: 'answerQuestion',
+        turnId: 't',
+        toolCallId: 'q',
+        answer: 'Vitest',
+      }).ok,
+      true,
+    );
+    assert.equal(
+      parseWebviewMessage({ type: 'answerQuestion', turnId: 't', toolCallId: 'q', answer: '' }).ok,
+      false,
+      'an answer has at least one character',
+    );
+    // Checkpoints: a turn's diff (one file or all) and a restore, by turn id.
+    assert.equal(parseWebviewMessage({ type: 'showChangeDiff', turnId: 't' }).ok, true);
+    assert.equal(
+      parseWebviewMessage({ type: 'showChangeDiff', turnId: 't', path: 'src/a.ts' }).ok,
+      true,
+    );
+    assert.equal(parseWebviewMessage({ type: 'showChangeDiff', turnId: 't', path: '' }).ok, false);
+    assert.equal(parseWebviewMessage({ type: 'restoreCheckpoint', turnId: 't' }).ok, true);
+    assert.equal(parseWebviewMessage({ type: 'restoreCheckpoint' }).ok, false);
     assert.deepEqual(WebviewMessage.options.map((o) => o.shape.type.value).sort(), [
+      'answerQuestion',
       'approve',
       'cancel',
       'copy',
       'deleteSession',
       'newChat',
       'ready',
+      'restoreCheckpoint',
       'send',
       'setMode',
       'setModel',
+      'showChangeDiff',
       'showDiff',
       'switchSession',
     ]);

@@ -16,14 +16,18 @@ import type {
   ContextUse,
   PermissionMode,
   PlanEntry,
+  QuestionRequestParams,
   StopReason,
+  TurnChanges,
   TurnState,
   Usage,
 } from '@arbor/protocol';
 import { ToolCatalogue, TreeReducer, TurnTranscript } from '@arbor/protocol/client';
 import type {
+  CheckpointAccess,
   ConnectionStatus,
   HostMessage,
+  QuestionEnd,
   SessionSummary,
   TranscriptTurn,
 } from '../../src/shared/messages.js';
@@ -50,6 +54,8 @@ export interface TurnModel {
   usage?: Usage;
   context?: ContextUse;
   budget: BudgetExceededParams[];
+  /** This window put the turn's changes back (checkpoint/restore from it or an earlier turn). */
+  restored: boolean;
 }
 
 export interface ApprovalModel {
@@ -57,6 +63,16 @@ export interface ApprovalModel {
   readonly request: ApprovalRequestParams;
   /** Answered here; the card stays (disabled) until the daemon resolves it. */
   answer?: ApprovalDecision;
+}
+
+/** The model's question (ask_user): open, answered here, or ended. */
+export interface QuestionModel {
+  readonly key: string;
+  readonly request: QuestionRequestParams;
+  /** Answered here; the card waits (disabled) until the daemon resolves it. */
+  answer?: string;
+  /** How it ended; the card stays, closed, to say so until the session is reloaded. */
+  end?: QuestionEnd;
 }
 
 /** What changed since the renderer last drew. */
@@ -72,6 +88,7 @@ export interface Dirty {
   /** Nodes whose streamed text grew, per turn. */
   texts: Map<string, Set<string>>;
   approvals: boolean;
+  questions: boolean;
   plan: boolean;
   /** Composer, header, banner: mode, models, state, connection, sessions, notices. */
   chrome: boolean;
@@ -85,6 +102,7 @@ function emptyDirty(): Dirty {
     nodes: new Map(),
     texts: new Map(),
     approvals: false,
+    questions: false,
     plan: false,
     chrome: false,
   };
@@ -126,8 +144,11 @@ export class ChatModel {
   readonly turns = new Map<string, TurnModel>();
   readonly turnOrder: string[] = [];
   readonly approvals = new Map<string, ApprovalModel>();
+  readonly questions = new Map<string, QuestionModel>();
   /** Bumped by every `focusComposer` message. */
   focusRequests = 0;
+  /** What turns' checkpoints allow here: diffs, and restore (a controller of a daemon with checkpoints). */
+  checkpoints: CheckpointAccess = { diff: false, restore: false };
 
   #dirty: Dirty = emptyDirty();
 
@@ -207,6 +228,27 @@ export class ChatModel {
       case 'approvalRemoved':
         if (this.approvals.delete(approvalKeyOf(message))) this.#dirty.approvals = true;
         return;
+      case 'questionAdded': {
+        const key = approvalKeyOf(message.request);
+        // A re-sent question (re-attach) keeps its card and the answer given here.
+        const existing = this.questions.get(key);
+        if (existing && existing.end === undefined) return;
+        this.questions.set(key, { key, request: message.request });
+        this.#turn(message.request.turnId);
+        this.#dirty.questions = true;
+        this.#dirty.chrome = true;
+        return;
+      }
+      case 'questionRemoved': {
+        const question = this.questions.get(approvalKeyOf(message));
+        // The daemon's outcome may follow a cancelled request; it replaces "closed".
+        if (!question || question.end?.kind === 'resolved') return;
+        if (question.end && message.end.kind !== 'resolved') return;
+        question.end = message.end;
+        this.#dirty.questions = true;
+        this.#dirty.chrome = true;
+        return;
+      }
       case 'budget': {
         const turn = this.#turn(message.notice.turnId);
         turn.budget.push(message.notice);
@@ -230,6 +272,15 @@ export class ChatModel {
         // Every card's header may read differently now; this comes once per session.
         this.#dirty.all = true;
         return;
+      case 'restored':
+        for (const turnId of message.turnIds) {
+          const turn = this.turns.get(turnId);
+          if (turn && !turn.restored) {
+            turn.restored = true;
+            this.#dirty.turnMeta.add(turnId);
+          }
+        }
+        return;
       case 'notice':
         this.notice = { level: message.level, message: message.message };
         this.#dirty.chrome = true;
@@ -250,6 +301,16 @@ export class ChatModel {
     return true;
   }
 
+  /** Records the user's answer to a question; false when it is not open or already answered. */
+  answerQuestion(turnId: string, toolCallId: string, answer: string): boolean {
+    const question = this.questions.get(approvalKeyOf({ turnId, toolCallId }));
+    if (!question || question.end || question.answer !== undefined) return false;
+    question.answer = answer;
+    this.#dirty.questions = true;
+    this.#dirty.chrome = true;
+    return true;
+  }
+
   /** What changed since the last call; resets the record. */
   takeDirty(): Dirty {
     const dirty = this.#dirty;
@@ -266,6 +327,7 @@ export class ChatModel {
       d.nodes.size > 0 ||
       d.texts.size > 0 ||
       d.approvals ||
+      d.questions ||
       d.plan ||
       d.chrome
     );
@@ -280,11 +342,25 @@ export class ChatModel {
     return [...this.approvals.values()].filter((a) => a.answer === undefined);
   }
 
+  /** Questions still waiting for the user's answer, oldest first. */
+  awaitingQuestions(): QuestionModel[] {
+    return [...this.questions.values()].filter(
+      (q) => q.end === undefined && q.answer === undefined,
+    );
+  }
+
   /** The turn's answer: the text streamed into its root node(s). */
   answerOf(turn: TurnModel): string {
     const roots = turn.tree.roots();
     if (roots.length === 0) return turn.tree.textOf(turn.turnId);
     return roots.map((r) => turn.tree.textOf(r.id)).join('');
+  }
+
+  /** The files the turn changed (its turn node's `changes`), once it has ended. */
+  changesOf(turn: TurnModel): TurnChanges | undefined {
+    if (turn.status === 'running') return undefined;
+    for (const root of turn.tree.roots()) if (root.changes) return root.changes;
+    return undefined;
   }
 
   /** Session cost so far (null when a turn's price is unknown). */
@@ -344,10 +420,20 @@ export class ChatModel {
     if (message.model !== undefined) this.model = message.model;
     this.state = message.state;
     this.plan = message.plan;
+    // Recorded streams from before checkpoints lack both fields (the schema fills them in).
+    this.checkpoints = message.checkpoints ?? { diff: false, restore: false };
     for (const stored of message.turns) this.#addStoredTurn(stored);
+    for (const turnId of message.restoredTurns ?? []) {
+      const turn = this.turns.get(turnId);
+      if (turn) turn.restored = true;
+    }
     for (const request of message.approvals) {
       const key = approvalKeyOf(request);
       this.approvals.set(key, { key, request });
+    }
+    for (const { request, answer } of message.questions) {
+      const key = approvalKeyOf(request);
+      this.questions.set(key, { key, request, ...(answer !== undefined && { answer }) });
     }
     for (const notice of message.budget) this.turns.get(notice.turnId)?.budget.push(notice);
     const running = message.turns.find((t) => t.status === undefined);
@@ -366,6 +452,7 @@ export class ChatModel {
         : TurnTranscript.fromTree(stored.tree, stored.texts),
       status: stored.status ?? 'running',
       budget: [],
+      restored: false,
     };
     if (stored.usage) turn.usage = stored.usage;
     if (stored.cost !== undefined) turn.cost = stored.cost;
@@ -378,6 +465,7 @@ export class ChatModel {
     this.turns.clear();
     this.turnOrder.length = 0;
     this.approvals.clear();
+    this.questions.clear();
     this.plan = [];
     this.tools = new ToolCatalogue();
     this.runningTurnId = undefined;
@@ -397,6 +485,7 @@ export class ChatModel {
         transcript: new TurnTranscript(),
         status: 'running',
         budget: [],
+        restored: false,
       };
       this.turns.set(turnId, turn);
       this.turnOrder.push(turnId);

@@ -5,6 +5,7 @@ import type {
   NodeStatus,
   PlanEntry,
 } from '@arbor/protocol';
+import type { QuestionEnd } from '../../src/shared/messages.js';
 import type { TurnStatus } from './chatModel.js';
 
 /** Codicon per node status; spinning ones are live. */
@@ -147,4 +148,30 @@ export function previewJson(value: unknown, max = 2000): string {
     text = String(value);
   }
   return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** How a question's card says it ended. */
+export function questionEndText(end: QuestionEnd): string {
+  if (end.kind !== 'resolved') return 'Closed: the question is no longer asked.';
+  switch (end.outcome) {
+    case 'answered': {
+      const answer = end.answer !== undefined ? `: ${quoteAnswer(end.answer)}` : '';
+      if (end.answeredHere === true) return `Answered here${answer}`;
+      if (end.answeredHere === false) return `Answered in another window${answer}`;
+      return `Answered${answer}`;
+    }
+    case 'timed_out':
+      return 'Timed out: the model went on without an answer.';
+    case 'cancelled':
+      return 'Cancelled with the turn.';
+    case 'unanswered':
+    case undefined:
+      return 'Not answered: the model went on without an answer.';
+  }
+}
+
+/** An answer in a status line: quoted, one line, cut short. */
+export function quoteAnswer(answer: string, max = 200): string {
+  const line = answer.replace(/\s+/g, ' ').trim();
+  return `“${line.length > max ? `${line.slice(0, max - 1)}…` : line}”`;
 }

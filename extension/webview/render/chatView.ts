@@ -5,12 +5,13 @@
  */
 import type { ExecutionTreeNode, PermissionMode, ToolServerStatus } from '@arbor/protocol';
 import type { WebviewMessage } from '../../src/shared/messages.js';
-import type { ApprovalModel, ChatModel, Dirty, TurnModel } from '../model/chatModel.js';
+import type { ChatModel, Dirty, QuestionModel, TurnModel } from '../model/chatModel.js';
 import { PLAN_ICON, contextText, expandedByDefault, formatCost } from '../model/format.js';
 import { approvalCard, updateApprovalCard } from './approvalCard.js';
 import { CardView } from './cardView.js';
 import { h, icon, setAttr, setText } from './dom.js';
 import { syncFlow } from './flowView.js';
+import { focusQuestionCard, questionCard, updateQuestionCard } from './questionCard.js';
 import { TurnView } from './turnView.js';
 
 export type Post = (message: WebviewMessage) => void;
@@ -35,6 +36,7 @@ export class ChatView {
   /** The user's expand/collapse choices, kept across redraws: `${turnId}\0${nodeId}`. */
   readonly #expanded = new Map<string, boolean>();
   readonly #approvalEls = new Map<string, HTMLElement>();
+  readonly #questionEls = new Map<string, HTMLElement>();
   readonly #transcript: HTMLElement;
   readonly #empty: HTMLElement;
   readonly #banner: HTMLElement;
@@ -52,6 +54,9 @@ export class ChatView {
   readonly #cost: HTMLElement;
   readonly #context: HTMLElement;
   #focusRequests = 0;
+  #askAnnouncement: string | undefined;
+  /** A new question's card, to take the keyboard at the end of this frame. */
+  #focusQuestion: HTMLElement | undefined;
   #lastAnnounced = '';
   /** Follow new output while the user is at the bottom; tracked on scroll so frames never measure layout first. */
   #pinned = true;
@@ -227,16 +232,32 @@ export class ChatView {
       for (const [turnId, ids] of dirty.texts) this.#updateTexts(turnId, ids);
     }
     if (dirty.all || dirty.approvals || dirty.nodes.size > 0) this.#renderApprovals();
+    if (dirty.all || dirty.questions || dirty.nodes.size > 0) this.#renderQuestions();
     if (dirty.all || dirty.plan) this.#renderPlan();
-    if (dirty.all || dirty.chrome || dirty.turnMeta.size > 0) this.#renderChrome();
+    if (dirty.all || dirty.chrome || dirty.turnMeta.size > 0) {
+      this.#renderChrome();
+      // Restore waits while a turn runs; a restore marks several turns.
+      for (const [turnId, view] of this.#turns) {
+        const turn = this.model.turns.get(turnId);
+        if (turn) this.#updateChanges(turn, view);
+      }
+    }
     this.#empty.hidden = this.model.turnOrder.length > 0;
+    if (this.#askAnnouncement !== undefined) {
+      this.#announce(this.#askAnnouncement);
+      this.#askAnnouncement = undefined;
+    }
+    const ask = this.#focusQuestion;
+    this.#focusQuestion = undefined;
+    if (ask?.isConnected && !this.#userIsTyping()) focusQuestionCard(ask);
     if (
       this.#pinned &&
       (dirty.all ||
         dirty.addedTurns.length > 0 ||
         dirty.nodes.size > 0 ||
         dirty.texts.size > 0 ||
-        dirty.approvals)
+        dirty.approvals ||
+        dirty.questions)
     ) {
       this.#transcript.scrollTop = this.#transcript.scrollHeight;
     }
@@ -247,6 +268,7 @@ export class ChatView {
   #redrawAll(): void {
     this.#turns.clear();
     this.#approvalEls.clear();
+    this.#questionEls.clear();
     this.#transcript.replaceChildren(this.#empty);
     for (const turnId of this.model.turnOrder) this.#addTurn(turnId);
   }
@@ -254,10 +276,15 @@ export class ChatView {
   #addTurn(turnId: string): void {
     const turn = this.model.turns.get(turnId);
     if (!turn || this.#turns.has(turnId)) return;
-    const view = new TurnView(turnId);
+    const view = new TurnView(turnId, {
+      showDiff: (path) =>
+        this.post({ type: 'showChangeDiff', turnId, ...(path !== undefined && { path }) }),
+      restore: () => this.#restore(turnId),
+    });
     this.#turns.set(turnId, view);
     this.#transcript.append(view.el);
     view.updateMeta(turn);
+    this.#updateChanges(turn, view);
     this.#syncFlow(turn, view, rootIdOf(turn));
   }
 
@@ -265,6 +292,23 @@ export class ChatView {
     const turn = this.model.turns.get(turnId);
     const view = this.#turns.get(turnId);
     if (turn && view) view.updateMeta(turn);
+  }
+
+  /** The turn's changed files and what may be done with them now. */
+  #updateChanges(turn: TurnModel, view: TurnView): void {
+    const m = this.model;
+    view.changes.update({
+      changes: m.changesOf(turn),
+      canDiff: m.checkpoints.diff,
+      canRestore: m.checkpoints.restore,
+      running: m.running,
+      restored: turn.restored,
+    });
+  }
+
+  #restore(turnId: string): void {
+    if (this.model.running) return;
+    this.post({ type: 'restoreCheckpoint', turnId });
   }
 
   #updateNodes(turnId: string, ids: Set<string>): void {
@@ -279,9 +323,11 @@ export class ChatView {
       if (!node) continue;
       const card = view.cards.get(id);
       if (card) card.update(node, turn.tree.children(id).length, this.model.tools);
-      // The turn node: its children may be waiting for it.
-      if (node.parentId === null) flows.add(node.id);
-      else if (!card) {
+      // The turn node: its children may be waiting for it; its final upsert carries `changes`.
+      if (node.parentId === null) {
+        flows.add(node.id);
+        this.#updateChanges(turn, view);
+      } else if (!card) {
         const parentCard = view.cards.get(node.parentId);
         if (node.parentId === rootId || parentCard?.body) flows.add(node.parentId);
         // The parent is collapsed: only its step count changes.
@@ -357,6 +403,7 @@ export class ChatView {
     card.ensureBody(node);
     this.#syncFlow(turn, view, node.id);
     this.#renderApprovals();
+    this.#renderQuestions();
   }
 
   /** Makes a node's card visible: expands every ancestor card. */
@@ -411,7 +458,7 @@ export class ChatView {
       } else {
         updateApprovalCard(el, approval);
       }
-      const target = this.#approvalTarget(turn, view, approval);
+      const target = this.#promptTarget(turn, view, approval.request.nodeId);
       if (el.parentElement !== target) target.append(el);
     }
     for (const [key, el] of this.#approvalEls) {
@@ -422,9 +469,61 @@ export class ChatView {
     }
   }
 
+  // ---- questions --------------------------------------------------------
+
+  /**
+   * One card per question (a re-sent one finds its card by turnId +
+   * toolCallId), at the ask_user call's card like an approval. An ended
+   * question's card stays, closed, saying how it ended.
+   */
+  #renderQuestions(): void {
+    const fresh: HTMLElement[] = [];
+    for (const question of this.model.questions.values()) {
+      const turn = this.model.turns.get(question.request.turnId);
+      const view = this.#turns.get(question.request.turnId);
+      if (!turn || !view) continue;
+      let el = this.#questionEls.get(question.key);
+      if (!el) {
+        el = questionCard(question, { answer: (q, answer) => this.#answerQuestion(q, answer) });
+        this.#questionEls.set(question.key, el);
+        if (!question.end && question.answer === undefined) {
+          fresh.push(el);
+          // Said after the chrome's "Waiting for your answer" (render() ends with it).
+          this.#askAnnouncement = `Arbor asks: ${question.request.question}`;
+        }
+      } else {
+        updateQuestionCard(el, question);
+      }
+      const target = this.#promptTarget(turn, view, question.request.nodeId);
+      if (el.parentElement !== target) target.append(el);
+    }
+    for (const [key, el] of this.#questionEls) {
+      if (!this.model.questions.has(key)) {
+        el.remove();
+        this.#questionEls.delete(key);
+      }
+    }
+    // Focused once drawn (render() ends with it): a card made while its call's card mounts is not in the page yet.
+    this.#focusQuestion ??= fresh[0];
+  }
+
+  #answerQuestion(question: QuestionModel, answer: string): void {
+    const { turnId, toolCallId } = question.request;
+    if (!this.model.answerQuestion(turnId, toolCallId, answer)) return;
+    this.post({ type: 'answerQuestion', turnId, toolCallId, answer });
+    const el = this.#questionEls.get(question.key);
+    if (el) updateQuestionCard(el, question);
+  }
+
+  /** A draft in the composer (or another text box) keeps the keyboard; a new card does not take it. */
+  #userIsTyping(): boolean {
+    const active = document.activeElement;
+    return active instanceof HTMLTextAreaElement && active.value !== '';
+  }
+
   /** At the tool's card when it is known (expanding its ancestors), else under the turn. */
-  #approvalTarget(turn: TurnModel, view: TurnView, approval: ApprovalModel): HTMLElement {
-    const node = turn.tree.get(approval.request.nodeId);
+  #promptTarget(turn: TurnModel, view: TurnView, nodeId: string): HTMLElement {
+    const node = turn.tree.get(nodeId);
     if (node && node.parentId !== null) {
       const card = this.#reveal(turn, view, node.id);
       if (card) {
@@ -549,9 +648,15 @@ export class ChatView {
       this.#focusRequests = m.focusRequests;
       this.#input.focus();
     }
+    const asks = m.awaitingQuestions().length > 0;
+    const approvals = m.awaitingApprovals().length > 0;
     const state =
       m.state === 'requires_action'
-        ? 'Waiting for your approval'
+        ? asks && !approvals
+          ? 'Waiting for your answer'
+          : asks
+            ? 'Waiting for your answer and approval'
+            : 'Waiting for your approval'
         : m.running
           ? 'Arbor is working'
           : '';

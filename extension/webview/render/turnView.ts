@@ -6,6 +6,7 @@
 import type { TurnModel } from '../model/chatModel.js';
 import { TURN_STATUS_LABEL, budgetText, formatCost, formatTokens } from '../model/format.js';
 import { CardView } from './cardView.js';
+import { ChangesView, type ChangesActions } from './changesView.js';
 import { h, icon, setText } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -14,13 +15,18 @@ export class TurnView {
   readonly cards = new Map<string, CardView>();
   readonly activity: HTMLElement;
   readonly approvals: HTMLElement;
+  /** The files the turn changed, once it ended. */
+  readonly changes: ChangesView;
   readonly #user: HTMLElement;
   readonly #answer: HTMLElement;
   readonly #budget: HTMLElement;
   readonly #footer: HTMLElement;
   #renderedAnswer = '';
 
-  constructor(readonly turnId: string) {
+  constructor(
+    readonly turnId: string,
+    changes: ChangesActions,
+  ) {
     this.#user = h('div', { className: 'user-message' });
     this.activity = h('div', {
       className: 'activity',
@@ -30,6 +36,7 @@ export class TurnView {
     this.#answer = h('div', { className: 'answer markdown' });
     this.#budget = h('div', { className: 'budget-notices' });
     this.#footer = h('div', { className: 'turn-footer' });
+    this.changes = new ChangesView(changes);
     this.el = h(
       'article',
       { className: 'turn', attrs: { 'data-turn-id': turnId } },
@@ -37,6 +44,7 @@ export class TurnView {
       this.activity,
       this.approvals,
       this.#answer,
+      this.changes.el,
       this.#budget,
       this.#footer,
     );
@@ -62,6 +70,7 @@ export class TurnView {
     }
     const parts: string[] = [];
     if (turn.status !== 'running') parts.push(TURN_STATUS_LABEL[turn.status]);
+    if (turn.restored) parts.push('Restored');
     if (turn.error) parts.push(turn.error);
     const tokens = formatTokens(turn.usage);
     if (tokens) parts.push(tokens);

@@ -27,6 +27,7 @@ import {
 } from '../lifecycle.js';
 import { Methods } from '../methods.js';
 import type { ApprovalDecision, ApprovalRequestParams } from '../approval.js';
+import type { QuestionRequestParams } from '../question.js';
 import { hasCapability } from './capabilities.js';
 import {
   CapabilityNotNegotiatedError,
@@ -70,12 +71,18 @@ export type ApprovalRequestHandler = (
   token: CancellationToken,
 ) => ApprovalDecision | Promise<ApprovalDecision>;
 
+/** Answers the model's question (ask_user) with the user's answer. */
+export type QuestionRequestHandler = (
+  params: QuestionRequestParams,
+  token: CancellationToken,
+) => string | Promise<string>;
+
 export type ToolExecuteHandler = RequestHandler<typeof Methods.ToolExecute>;
 export type ConformanceStateHandler = RequestHandler<typeof Methods.ConformanceState>;
 
 export interface ArborClientOptions {
   clientInfo?: { name: string; version?: string };
-  /** Sent as given; `approvals`, `clientTools` and `conformance` are added when their handler is set. */
+  /** Sent as given; `approvals`, `questions`, `clientTools` and `conformance` are added when their handler is set. */
   capabilities?: ClientCapabilities;
   /** Client tools manifest, run through `onToolExecute`. */
   tools?: readonly ClientToolDeclaration[];
@@ -83,6 +90,7 @@ export interface ArborClientOptions {
   token?: string;
   processId?: number | null;
   onApprovalRequest?: ApprovalRequestHandler;
+  onQuestionRequest?: QuestionRequestHandler;
   onToolExecute?: ToolExecuteHandler;
   onConformanceState?: ConformanceStateHandler;
 }
@@ -105,6 +113,7 @@ export class ArborClient {
   readonly #events = new TypedEmitter<ArborClientEvents>();
   readonly #notificationHandlers = new Map<string, Set<ErasedHandler>>();
   #approvalHandler: ApprovalRequestHandler | undefined;
+  #questionHandler: QuestionRequestHandler | undefined;
   #toolExecuteHandler: ToolExecuteHandler | undefined;
   #conformanceHandler: ConformanceStateHandler | undefined;
   #phase: ClientPhase = 'created';
@@ -116,12 +125,17 @@ export class ArborClient {
     this.#connection = connection;
     this.#options = options;
     this.#approvalHandler = options.onApprovalRequest;
+    this.#questionHandler = options.onQuestionRequest;
     this.#toolExecuteHandler = options.onToolExecute;
     this.#conformanceHandler = options.onConformanceState;
 
     this.#serve(Methods.ApprovalRequest, () => {
       const decide = this.#approvalHandler;
       return decide && (async (params, token) => ({ decision: await decide(params, token) }));
+    });
+    this.#serve(Methods.QuestionRequest, () => {
+      const answer = this.#questionHandler;
+      return answer && (async (params, token) => ({ answer: await answer(params, token) }));
     });
     this.#serve(Methods.ToolExecute, () => this.#toolExecuteHandler);
     this.#serve(Methods.ConformanceState, () => this.#conformanceHandler);
@@ -153,6 +167,11 @@ export class ArborClient {
   /** Replaces the approval callback; capabilities were fixed at `initialize`. */
   setApprovalHandler(handler: ApprovalRequestHandler | undefined): void {
     this.#approvalHandler = handler;
+  }
+
+  /** Replaces the question callback; capabilities were fixed at `initialize`. */
+  setQuestionHandler(handler: QuestionRequestHandler | undefined): void {
+    this.#questionHandler = handler;
   }
 
   setToolExecuteHandler(handler: ToolExecuteHandler | undefined): void {
@@ -303,6 +322,7 @@ export class ArborClient {
   #capabilitiesToSend(): ClientCapabilities {
     const capabilities: ClientCapabilities = { ...this.#options.capabilities };
     if (this.#approvalHandler && !capabilities.approvals) capabilities.approvals = {};
+    if (this.#questionHandler && !capabilities.questions) capabilities.questions = {};
     if (this.#toolExecuteHandler && this.#options.tools?.length && !capabilities.clientTools) {
       capabilities.clientTools = {};
     }

@@ -3,7 +3,7 @@
  * When `ARBOR_CONFORMANCE_SCENARIO` is set, a client runs headless: it
  * initializes with the capabilities it really has, attaches to (or creates)
  * a session, optionally sends a message, answers approvals with a fixed
- * decision, and otherwise behaves as for a user — the SessionTracker applies
+ * decision and questions with a fixed text, and otherwise behaves as for a user — the SessionTracker applies
  * events, re-attaches on seq gaps and answers `_arbor/conformance/state` from
  * the same SessionView a user's UI renders.
  *
@@ -11,6 +11,7 @@
  */
 import { ApprovalDecision } from '../approvalTypes.js';
 import { Methods } from '../methods.js';
+import type { QuestionRequestParams } from '../question.js';
 import type { AttachRole } from '../session.js';
 import type { ArborClient } from './arborClient.js';
 import type { Disposable } from './events.js';
@@ -27,6 +28,7 @@ export const DriverEnv = {
   role: 'ARBOR_CONFORMANCE_ROLE',
   message: 'ARBOR_CONFORMANCE_MESSAGE',
   approval: 'ARBOR_CONFORMANCE_APPROVAL',
+  answer: 'ARBOR_CONFORMANCE_ANSWER',
 } as const;
 
 /** A decision given to every approval, or `ignore`: never decide (cancelled requests answer -32800). */
@@ -45,6 +47,8 @@ export interface DriverConfig {
   /** Sent with `chat/send` once attached. */
   message: string | undefined;
   approval: DriverApproval;
+  /** What the user answers every question with (see driverAnswer); undefined: the default. */
+  answer: string | undefined;
 }
 
 export class DriverConfigError extends Error {
@@ -96,6 +100,7 @@ export function readDriverConfig(
     role,
     message: get(DriverEnv.message),
     approval: approval as DriverApproval,
+    answer: get(DriverEnv.answer),
   };
 }
 
@@ -137,6 +142,7 @@ export async function runConformanceDriver(
     ({ view } = await tracker.create({ workspaceRoot: options.workspaceRoot }));
   }
   answerApprovals(view, config.approval);
+  answerQuestions(view, config.answer, { ignore: config.approval === 'ignore' });
   view.on('error', (error) => log(`session ${view.sessionId}: ${error.message}`));
 
   if (config.message !== undefined) {
@@ -164,4 +170,33 @@ export function answerApprovals(view: SessionView, approval: DriverApproval): Di
   // Requests re-sent on attach may already be queued.
   for (const pending of view.approvals.awaiting()) view.approvals.decide(pending.key, approval);
   return view.approvals.on('added', (pending) => view.approvals.decide(pending.key, approval));
+}
+
+/**
+ * The answer a driven client gives to a question (conformance.md#conformance-driver-questions):
+ * `text` where it is a valid answer, else the first option's label, else `ok`.
+ */
+export function driverAnswer(request: QuestionRequestParams, text: string | undefined): string {
+  const labels = (request.options ?? []).map((option) => option.label);
+  if (text !== undefined && (request.freeText || labels.includes(text))) return text;
+  return labels[0] ?? 'ok';
+}
+
+/**
+ * Answers every question the session queues, as a user typing the same answer
+ * each time would (driverAnswer). `ignore` — set with the approval policy
+ * `ignore`, a user who never decides — leaves them waiting: the tracker answers -32800 when the
+ * daemon cancels them.
+ */
+export function answerQuestions(
+  view: SessionView,
+  text: string | undefined,
+  { ignore }: { ignore: boolean },
+): Disposable {
+  if (ignore) return { dispose: () => undefined };
+  for (const pending of view.questions.awaiting())
+    view.questions.decide(pending.key, driverAnswer(pending.request, text));
+  return view.questions.on('added', (pending) =>
+    view.questions.decide(pending.key, driverAnswer(pending.request, text)),
+  );
 }

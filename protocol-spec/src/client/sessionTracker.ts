@@ -1,26 +1,28 @@
 /**
  * SessionTracker: connects SessionViews to an ArborClient. It routes every
  * session event to its view by sessionId, re-attaches a view that found a gap,
- * and answers `tool/approvalRequest` by queueing the request in the session's
- * ApprovalQueue until the user decides there (`view.approvals.decide`).
+ * and answers `tool/approvalRequest` and `tool/question` by queueing the
+ * request in the session's ApprovalQueue or QuestionQueue until the user
+ * answers there (`view.approvals.decide`, `view.questions.decide`).
  *
  * Create it before `client.initialize()` so the client declares the
- * `approvals` (and `conformance`) capabilities.
+ * `approvals`, `questions` (and `conformance`) capabilities.
  */
 import type { z } from 'zod';
 import { ResponseError, type CancellationToken } from 'vscode-jsonrpc';
-import type { ApprovalDecision, ApprovalRequestParams } from '../approval.js';
 import { ArborErrorCodes, LspErrorCodes } from '../errors.js';
 import { Methods } from '../methods.js';
 import type { AttachRole, SessionInfo } from '../session.js';
 import type { ArborClient } from './arborClient.js';
-import { approvalKey } from './approvalQueue.js';
+import { promptKey, type PromptQueue } from './promptQueue.js';
 import type { Disposable } from './events.js';
 import { SESSION_EVENT_METHODS, SessionView, type SessionEvent } from './sessionView.js';
 
 export interface SessionTrackerOptions {
   /** Answer approval requests through the views' queues (default true). */
   approvals?: boolean;
+  /** Answer the model's questions through the views' queues (default true). */
+  questions?: boolean;
   /** Answer `_arbor/conformance/state` from the views (default false). */
   conformance?: boolean;
 }
@@ -61,7 +63,14 @@ export class SessionTracker implements Disposable {
       ),
     );
     if (options.approvals !== false) {
-      client.setApprovalHandler((params, token) => this.#askUser(params, token));
+      client.setApprovalHandler((params, token) =>
+        this.#waitForUser(params, token, (view) => view.approvals, 'Approval'),
+      );
+    }
+    if (options.questions !== false) {
+      client.setQuestionHandler((params, token) =>
+        this.#waitForUser(params, token, (view) => view.questions, 'Question'),
+      );
     }
     if (options.conformance) {
       client.setConformanceStateHandler(({ sessionId }) => {
@@ -152,18 +161,25 @@ export class SessionTracker implements Disposable {
   dispose(): void {
     for (const subscription of this.#subscriptions.splice(0)) subscription.dispose();
     this.#client.setApprovalHandler(undefined);
+    this.#client.setQuestionHandler(undefined);
     this.#views.clear();
   }
 
   /**
    * Queues the request and waits for the user. Only an answer given here
-   * (or earlier, for a re-sent request) answers it; an approval that ended
+   * (or earlier, for a re-sent request) answers it; a prompt that ended
    * without one (resolved elsewhere, cancelled, withdrawn) answers -32800.
    */
-  async #askUser(
-    params: ApprovalRequestParams,
+  async #waitForUser<
+    R extends { sessionId: string; turnId: string; toolCallId: string },
+    A,
+    Res extends object,
+  >(
+    params: R,
     token: CancellationToken,
-  ): Promise<ApprovalDecision> {
+    queueOf: (view: SessionView) => PromptQueue<R, A, Res>,
+    what: string,
+  ): Promise<A> {
     const view = this.#views.get(params.sessionId);
     if (!view) {
       throw new ResponseError(
@@ -171,14 +187,15 @@ export class SessionTracker implements Disposable {
         `Session ${params.sessionId} is not tracked by this client`,
       );
     }
-    const key = approvalKey(params);
-    view.approvals.add(params);
-    const settled = view.approvals.settled(key);
-    const onCancel = token.onCancellationRequested(() => view.approvals.cancel(key));
+    const queue = queueOf(view);
+    const key = promptKey(params);
+    queue.add(params);
+    const settled = queue.settled(key);
+    const onCancel = token.onCancellationRequested(() => queue.cancel(key));
     try {
       const settlement = await settled;
-      if (settlement.kind === 'decided') return settlement.decision;
-      throw new ResponseError(LspErrorCodes.RequestCancelled, `Approval ${settlement.kind}`);
+      if (settlement.kind === 'answered') return settlement.answer;
+      throw new ResponseError(LspErrorCodes.RequestCancelled, `${what} ${settlement.kind}`);
     } finally {
       onCancel.dispose();
     }

@@ -17,9 +17,11 @@ import type { CostSummaryParams } from '../cost.js';
 import type { NotificationDescriptor } from '../descriptor.js';
 import { Methods } from '../methods.js';
 import type { PlanEntry } from '../plan.js';
+import type { QuestionResolvedParams } from '../question.js';
 import type { ExecutionTreeSnapshot } from '../tree.js';
 import type { SessionStateParams, TurnState } from '../session.js';
 import { ApprovalQueue } from './approvalQueue.js';
+import { QuestionQueue } from './questionQueue.js';
 import { TypedEmitter, type Disposable, type Listener } from './events.js';
 import { SeqOrder } from './seqOrder.js';
 import { TreeReducer } from './treeReducer.js';
@@ -37,6 +39,7 @@ export const SESSION_EVENT_METHODS = [
   Methods.ChatChunk,
   Methods.TreeUpdate,
   Methods.ApprovalResolved,
+  Methods.QuestionResolved,
   Methods.BudgetExceeded,
   Methods.PlanUpdate,
   Methods.CostSummary,
@@ -49,6 +52,7 @@ export type SessionEvent =
   | EventOf<typeof Methods.ChatChunk>
   | EventOf<typeof Methods.TreeUpdate>
   | EventOf<typeof Methods.ApprovalResolved>
+  | EventOf<typeof Methods.QuestionResolved>
   | EventOf<typeof Methods.BudgetExceeded>
   | EventOf<typeof Methods.PlanUpdate>
   | EventOf<typeof Methods.CostSummary>
@@ -80,6 +84,7 @@ export interface SessionViewEvents {
   budget: BudgetExceededParams;
   cost: CostSummaryParams;
   approvalResolved: ApprovalResolvedParams;
+  questionResolved: QuestionResolvedParams;
   /** The tree was replaced from a snapshot (attach or a replay too old for events). */
   reset: { turnId: string | undefined };
   /**
@@ -110,6 +115,8 @@ export interface SessionViewOptions {
 export class SessionView {
   readonly sessionId: string;
   readonly approvals = new ApprovalQueue();
+  /** The model's questions (ask_user) waiting in this session (protocol 1.1). */
+  readonly questions = new QuestionQueue();
   reattach: Reattach | undefined;
 
   readonly #events = new TypedEmitter<SessionViewEvents>();
@@ -227,7 +234,7 @@ export class SessionView {
 
   /**
    * Applies a `session/attach` result: the session's properties, then
-   * - `snapshot`: the tree and pending approvals are reset from the snapshot and seq jumps to lastSeq;
+   * - `snapshot`: the tree and pending approvals and questions are reset from the snapshot and seq jumps to lastSeq;
    * - `none`: the same, from the snapshot when one came (a first attach);
    * - `events`: the missed events follow with their original seq and are applied as they come.
    */
@@ -250,6 +257,7 @@ export class SessionView {
         ? TurnTranscript.fromParts(snapshot.parts, snapshot.tree)
         : TurnTranscript.fromTree(snapshot.tree, snapshot.texts ?? []);
       this.approvals.sync(snapshot.pendingApprovals);
+      this.questions.sync(snapshot.pendingQuestions ?? []);
     }
     const ready = this.#order.rebase(result.lastSeq);
     this.#resyncing = false;
@@ -281,6 +289,7 @@ export class SessionView {
       state: this.#state,
       tree: this.#tree.toSnapshot(),
       pendingApprovals: this.approvals.pending().map((a) => a.request.toolCallId),
+      pendingQuestions: this.questions.pending().map((q) => q.request.toolCallId),
       text: this.turnText(),
       plan: [...this.#plan],
     };
@@ -396,6 +405,12 @@ export class SessionView {
         const p = event.params;
         this.approvals.resolved(p);
         this.#events.emit('approvalResolved', p);
+        return;
+      }
+      case Methods.QuestionResolved.method: {
+        const p = event.params;
+        this.questions.resolved(p);
+        this.#events.emit('questionResolved', p);
         return;
       }
       case Methods.BudgetExceeded.method: {

@@ -22,7 +22,7 @@ describe('ApprovalQueue', () => {
     const key = approvalKey(approvalRequest('c1'));
     const settled = queue.settled(key);
     assert.equal(queue.decide(key, 'allowForSession'), true);
-    assert.deepEqual(await settled, { kind: 'decided', decision: 'allowForSession' });
+    assert.deepEqual(await settled, { kind: 'answered', answer: 'allowForSession' });
     assert.deepEqual(ids(queue), ['c1', 'c2'], 'another client may still win the race');
     assert.equal(queue.get(key)?.answer, 'allowForSession');
     assert.deepEqual(
@@ -99,9 +99,9 @@ describe('ApprovalQueue', () => {
     queue.add(approvalRequest('c1'));
     const key = approvalKey(approvalRequest('c1'));
     queue.decide(key, 'deny');
-    assert.equal(queue.add(approvalRequest('c1')), 'alreadyDecided');
+    assert.equal(queue.add(approvalRequest('c1')), 'alreadyAnswered');
     assert.equal(queue.size, 1);
-    assert.deepEqual(await queue.settled(key), { kind: 'decided', decision: 'deny' });
+    assert.deepEqual(await queue.settled(key), { kind: 'answered', answer: 'deny' });
     queue.resolved({ turnId: 'turn_1', toolCallId: 'c1', outcome: 'rejected' });
     assert.equal(
       queue.add(approvalRequest('c1')),

@@ -1,15 +1,30 @@
 import { strict as assert } from 'node:assert';
 import { CancellationTokenSource } from 'vscode-jsonrpc';
-import { Methods } from '../../src/index.js';
+import { Methods, type QuestionRequestParams } from '../../src/index.js';
 import { ArborClient } from '../../src/client/arborClient.js';
 import {
   DriverConfigError,
+  driverAnswer,
   readDriverConfig,
   runConformanceDriver,
   type DriverConfig,
 } from '../../src/client/conformanceDriver.js';
 import { approvalRequest, SESSION, sessionInfo } from './builders.js';
 import { FakeDaemon } from './fakeDaemon.js';
+
+const question = (
+  toolCallId: string,
+  fields: Partial<QuestionRequestParams> = {},
+): QuestionRequestParams => ({
+  sessionId: SESSION,
+  turnId: 'turn_1',
+  nodeId: `n_${toolCallId}`,
+  toolCallId,
+  question: 'Which test runner?',
+  options: [{ label: 'Vitest' }, { label: 'Jest' }],
+  freeText: true,
+  ...fields,
+});
 
 const STDIO = { ARBOR_CONFORMANCE_SCENARIO: 'x', ARBOR_DAEMON_COMMAND: 'arbor daemon --stdio' };
 
@@ -26,6 +41,7 @@ describe('conformance driver: the environment convention', () => {
       role: 'controller',
       message: undefined,
       approval: 'deny',
+      answer: undefined,
     });
   });
 
@@ -38,6 +54,7 @@ describe('conformance driver: the environment convention', () => {
       ARBOR_CONFORMANCE_ROLE: 'observer',
       ARBOR_CONFORMANCE_MESSAGE: 'hi',
       ARBOR_CONFORMANCE_APPROVAL: 'allowForSession',
+      ARBOR_CONFORMANCE_ANSWER: 'Vitest',
     });
     assert.deepEqual(config?.connection, {
       kind: 'socket',
@@ -47,6 +64,7 @@ describe('conformance driver: the environment convention', () => {
     assert.equal(config?.role, 'observer');
     assert.equal(config?.approval, 'allowForSession');
     assert.equal(config?.sessionId, 's_1');
+    assert.equal(config?.answer, 'Vitest');
   });
 
   it('rejects a missing daemon, an unknown role or an unknown approval policy', () => {
@@ -72,6 +90,7 @@ describe('conformance driver over a fake daemon', () => {
     role: 'controller',
     message: undefined,
     approval: 'deny',
+    answer: undefined,
     ...fields,
   });
 
@@ -91,13 +110,14 @@ describe('conformance driver over a fake daemon', () => {
     daemon.dispose();
   });
 
-  it('initializes with approvals and conformance, attaches, sends the message', async () => {
+  it('initializes with approvals, questions and conformance, attaches, sends the message', async () => {
     await runConformanceDriver(client, config({ message: 'Hello' }), { workspaceRoot: '/w' });
     const init = await daemon.next(Methods.Initialize.method);
     assert.deepEqual((init.params as { capabilities: unknown }).capabilities, {
       approvals: {},
       conformance: {},
       openEnums: {},
+      questions: {},
     });
     assert.deepEqual(daemon.methods(), [
       Methods.Initialize.method,
@@ -138,6 +158,38 @@ describe('conformance driver over a fake daemon', () => {
     const state = await daemon.request(Methods.ConformanceState.method, { sessionId: SESSION });
     assert.deepEqual((state as { pendingApprovals: string[] }).pendingApprovals, ['c1']);
     assert.equal(run.view.approvals.awaiting().length, 1);
+    source.cancel();
+    await assert.rejects(answer, (error: { code?: number }) => error.code === -32800);
+  });
+
+  it('answers every question with ARBOR_CONFORMANCE_ANSWER where it is a valid answer', async () => {
+    await runConformanceDriver(client, config({ answer: 'Vitest, fast' }), { workspaceRoot: '/w' });
+    assert.deepEqual(await daemon.request(Methods.QuestionRequest.method, question('q1')), {
+      answer: 'Vitest, fast',
+    });
+    // freeText false: only a label is valid, so the user picks the first option.
+    assert.deepEqual(
+      await daemon.request(Methods.QuestionRequest.method, question('q2', { freeText: false })),
+      { answer: 'Vitest' },
+    );
+  });
+
+  it("answers questions by default with the first option's label, or ok", () => {
+    assert.equal(driverAnswer(question('q1'), undefined), 'Vitest');
+    assert.equal(driverAnswer(question('q2', { options: undefined }), undefined), 'ok');
+    assert.equal(driverAnswer(question('q3', { freeText: false }), 'Jest'), 'Jest');
+  });
+
+  it('with ignore, leaves questions waiting until cancelled (-32800) and reports them', async () => {
+    const run = await runConformanceDriver(client, config({ approval: 'ignore' }), {
+      workspaceRoot: '/w',
+    });
+    const source = new CancellationTokenSource();
+    const answer = daemon.request(Methods.QuestionRequest.method, question('q1'), source.token);
+    await new Promise((r) => setTimeout(r, 20));
+    const state = await daemon.request(Methods.ConformanceState.method, { sessionId: SESSION });
+    assert.deepEqual((state as { pendingQuestions: string[] }).pendingQuestions, ['q1']);
+    assert.equal(run.view.questions.awaiting().length, 1);
     source.cancel();
     await assert.rejects(answer, (error: { code?: number }) => error.code === -32800);
   });

@@ -5,6 +5,7 @@ import {
   ArborClient,
   SessionTracker,
   approvalKey,
+  promptKey,
   type AttachResult,
 } from '../../src/client/index.js';
 import { approvalRequest, ev, node, SESSION, sessionInfo, TURN } from './builders.js';
@@ -31,12 +32,13 @@ describe('SessionTracker over a fake daemon', () => {
     daemon.dispose();
   });
 
-  it('declares approvals and conformance at initialize', async () => {
+  it('declares approvals, questions and conformance at initialize', async () => {
     const init = await daemon.next(Methods.Initialize.method);
     assert.deepEqual((init.params as { capabilities: unknown }).capabilities, {
       approvals: {},
       conformance: {},
       openEnums: {},
+      questions: {},
     });
   });
 
@@ -165,6 +167,69 @@ describe('SessionTracker over a fake daemon', () => {
     assert.deepEqual(third, { decision: 'allow' }, 'a re-send after the answer gets it at once');
   });
 
+  it('a question waits in the session queue until the user answers there; resolved closes it', async () => {
+    const view = sessions.track(SESSION);
+    const question = {
+      sessionId: SESSION,
+      turnId: TURN,
+      nodeId: 'n_q',
+      toolCallId: 'q1',
+      question: 'Which runner?',
+      options: [{ label: 'Vitest' }, { label: 'Jest' }],
+      freeText: true,
+    };
+    const answer = daemon.request(Methods.QuestionRequest.method, question);
+    const resent = daemon.request(Methods.QuestionRequest.method, question);
+    await settle();
+    assert.deepEqual(
+      view.questions.awaiting().map((q) => q.request.toolCallId),
+      ['q1'],
+      'one prompt per question, re-sent or not',
+    );
+    assert.deepEqual(view.conformanceState().pendingQuestions, ['q1']);
+    view.questions.decide(promptKey(question), 'Jest, for now');
+    assert.deepEqual(await answer, { answer: 'Jest, for now' });
+    assert.deepEqual(await resent, { answer: 'Jest, for now' });
+    await daemon.notify(Methods.QuestionResolved.method, {
+      sessionId: SESSION,
+      seq: 1,
+      turnId: TURN,
+      toolCallId: 'q1',
+      outcome: 'answered',
+      answer: 'Jest, for now',
+      answeredBy: 'client_1',
+    });
+    await settle();
+    assert.equal(view.questions.size, 0);
+    assert.deepEqual(view.conformanceState().pendingQuestions, []);
+  });
+
+  it('a cancelled question request closes its prompt and answers -32800', async () => {
+    const view = sessions.track(SESSION);
+    const source = new CancellationTokenSource();
+    const answer = daemon
+      .request(
+        Methods.QuestionRequest.method,
+        {
+          sessionId: SESSION,
+          turnId: TURN,
+          nodeId: 'n_q',
+          toolCallId: 'q2',
+          question: 'Name?',
+          freeText: true,
+        },
+        source.token,
+      )
+      .catch((e: unknown) => e);
+    await settle();
+    assert.equal(view.questions.size, 1);
+    source.cancel();
+    const error = await answer;
+    assert.ok(error instanceof ResponseError);
+    assert.equal(error.code, ErrorCodes.RequestCancelled);
+    assert.equal(view.questions.size, 0);
+  });
+
   it('answers _arbor/conformance/state from the view', async () => {
     sessions.track(SESSION);
     await send(daemon, ev.tree(1, [node('t', null)]));
@@ -177,6 +242,7 @@ describe('SessionTracker over a fake daemon', () => {
       state: 'idle',
       tree: { version: 1, nodes: [node('t', null)] },
       pendingApprovals: [],
+      pendingQuestions: [],
       text: 'hi',
       plan: [],
     });

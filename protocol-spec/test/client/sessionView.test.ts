@@ -329,6 +329,7 @@ describe('SessionView: what a client shows', () => {
       permissionMode: 'auto',
       tree: { version: 1, nodes: [node('t', null), node('a', 't')] },
       pendingApprovals: ['c9'],
+      pendingQuestions: [],
       text: 'Done.',
       plan: [{ id: 'p2', content: 'Fix', status: 'in_progress' }],
     });

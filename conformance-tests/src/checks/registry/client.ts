@@ -362,4 +362,36 @@ export const CLIENT_CHECKS: readonly CheckDef[] = [
     'transport.md#transport-invalid-response',
     'a message shaped as a response is never answered, even with both result and error or a malformed error',
   ),
+  // Questions (protocol 1.1).
+  citing(
+    c(
+      'client.questions.valid-answer',
+      'CAPABILITY',
+      'conformance.md#conformance-driver-questions',
+      "tool/question is answered with the QuestionRequestResult ARBOR_CONFORMANCE_ANSWER names (that the answer is the user's is not observable)",
+      'client.questions',
+    ),
+    'questions.md#questions-client-answer',
+  ),
+  c(
+    'client.questions.dedupe',
+    'CAPABILITY',
+    'questions.md#questions-client-dedupe',
+    'a tool/question received twice (re-sent) is shown as one waiting question',
+    'client.conformance',
+  ),
+  c(
+    'client.questions.closed-on-resolved',
+    'CAPABILITY',
+    'questions.md#questions-client-resolved',
+    'tool/questionResolved (here: answered by another controller) closes the question the client shows',
+    'client.conformance',
+  ),
+  c(
+    'client.questions.cancelled',
+    'CAPABILITY',
+    'questions.md#questions-client-cancelled',
+    'a tool/question cancelled with $/cancelRequest is answered -32800 and its prompt closed',
+    'client.questions',
+  ),
 ];

@@ -81,6 +81,18 @@ const POLICIES: Record<string, ApprovalPolicy> = {
   'client-approval-resend': 'ignore',
   'client-approval-timeout': 'ignore',
   'client-approval-race': 'deny',
+  // `ignore` leaves questions unanswered too (conformance.md#conformance-driver-questions).
+  'client-question-resend': 'ignore',
+  'client-question-resolved': 'ignore',
+  'client-question-cancel': 'ignore',
+};
+
+/**
+ * The answer the driver gives to questions, per scenario (ARBOR_CONFORMANCE_ANSWER;
+ * unset: the first option's label, or `ok`). Not ASCII, and no option's label.
+ */
+export const DRIVER_ANSWERS: Record<string, string> = {
+  'client-question-answer': 'Vitest, with the fast config — grüße 🌳',
 };
 
 /** The scenario whose stdio daemon writes a well-formed frame to stderr. */
@@ -148,6 +160,7 @@ export async function makeClientContext(
     ARBOR_CONFORMANCE_ENDPOINT: undefined,
     ARBOR_CONFORMANCE_TOKEN_FILE: undefined,
     ARBOR_CONFORMANCE_MESSAGE: MESSAGES[scenarioId],
+    ARBOR_CONFORMANCE_ANSWER: DRIVER_ANSWERS[scenarioId],
     ARBOR_DAEMON_COMMAND: undefined,
   };
   if (target.transport === 'socket') {
@@ -169,6 +182,7 @@ export async function makeClientContext(
     permissionModes: ['plan', 'default', 'auto'],
     clientTools: {},
     plan: {},
+    questions: {},
     maxMessageBytes: scenarioId === 'client-respects-max' ? SMALL_MAX_MESSAGE_BYTES : 8388608,
   };
   const created = new Date().toISOString();

@@ -10,6 +10,13 @@ import { daemonStderr } from './daemonStderr.js';
 import { invalidResponse } from './invalidResponse.js';
 import { openEnums } from './openEnums.js';
 import {
+  questionAnswer,
+  questionCancel,
+  questionDefaultAnswer,
+  questionResend,
+  questionResolved,
+} from './questions.js';
+import {
   approval,
   approvalCancel,
   budget,
@@ -58,6 +65,11 @@ export const CLIENT_SCENARIOS: readonly Scenario<ClientContext>[] = [
   approvalTimeout,
   approvalRace,
   unknownOutcome,
+  questionAnswer,
+  questionDefaultAnswer,
+  questionResend,
+  questionResolved,
+  questionCancel,
   undeclaredTool,
   toolCancel,
   tree,

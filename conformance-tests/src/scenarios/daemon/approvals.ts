@@ -99,7 +99,7 @@ async function client(
   return { ...c, asked, executed };
 }
 
-const isCancelOf =
+export const isCancelOf =
   (id: string | number) =>
   (m: Incoming): boolean => {
     const msg = m.message as JsonObject;
@@ -122,15 +122,25 @@ const isResolvedOf =
   };
 
 /** Never decides: answers -32800 once cancelled (or after `waitMs`, `fallback` if given). */
-const untilCancelled =
+/**
+ * How long a cancelled request stays unanswered, as a client closing its prompt
+ * takes a moment: until the -32800 answer its id is still taken, so a daemon
+ * that reuses the id of a request it just cancelled is seen doing it
+ * (daemon.wire.ids-unique), however loaded the machine is.
+ */
+const CANCEL_ANSWER_DELAY_MS = 250;
+
+/** Answers once the daemon cancels the request (-32800), or with `fallback` after `waitMs`. */
+export const untilCancelled =
   (waitMs: number, fallback?: JsonObject): Answer =>
   async (_params, id, conn) => {
     const cancelled = await conn.waitFor(isCancelOf(id), waitMs);
+    if (cancelled) await sleep(CANCEL_ANSWER_DELAY_MS);
     if (cancelled || !fallback) throw new RpcError(-32800, 'Request cancelled');
     return fallback;
   };
 
-async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+export async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
   const end = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > end) return false;
@@ -144,9 +154,9 @@ const call = (id: string, tool = WRITE_TOOL.name, n = 1): JsonObject => ({
 });
 const script = (...replies: JsonObject[]): JsonObject => ({ '*': replies });
 
-async function attach(
+export async function attach(
   ctx: DaemonContext,
-  c: Client,
+  c: { conn: Connection },
   sessionId: string,
   role: 'controller' | 'observer',
 ): Promise<number> {
@@ -163,7 +173,7 @@ async function attach(
   );
 }
 
-function requestIndex(conn: Connection, id: string | number): number {
+export function requestIndex(conn: Connection, id: string | number): number {
   return conn.messages.findIndex(
     (m) => m.kind === 'request' && (m.message as JsonObject).id === id,
   );
@@ -185,7 +195,7 @@ function tree(events: Note[], turnId: string): Map<string, JsonObject> {
  * status: what the outcome was (whether it then changed is
  * daemon.tree.final-status's to judge).
  */
-function finalView(events: Note[], turnId: string): Map<string, JsonObject> {
+export function finalView(events: Note[], turnId: string): Map<string, JsonObject> {
   const view = new Map<string, JsonObject>();
   for (const e of events) {
     if (e.method !== Methods.TreeUpdate.method || e.params.turnId !== turnId) continue;
@@ -781,7 +791,7 @@ export const clientToolRoundTrip: Scenario<DaemonContext> = {
 };
 
 /** JSON with sorted keys, for comparing params regardless of key order. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v)
       ? Object.fromEntries(Object.entries(v as JsonObject).sort(([x], [y]) => (x < y ? -1 : 1)))

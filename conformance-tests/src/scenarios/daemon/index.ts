@@ -55,6 +55,15 @@ import {
   clientToolRoundTrip,
   grantScope,
 } from './approvals.js';
+import {
+  questionAnswered,
+  questionCancel,
+  questionInvalid,
+  questionNoController,
+  questionResend,
+  questionTimeout,
+  questionTwoControllers,
+} from './questions.js';
 import { scriptedProvider } from './scriptedProvider.js';
 import { structuredSubtasks, subtaskTools, subtasks } from './subtasks.js';
 import { budgetRules } from './budgetRules.js';
@@ -135,6 +144,13 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   clientToolErrors,
   clientToolBatch,
   grantScope,
+  questionAnswered,
+  questionInvalid,
+  questionCancel,
+  questionTwoControllers,
+  questionResend,
+  questionNoController,
+  questionTimeout,
   toolsList,
   toolsCallable,
   scriptedProvider,

@@ -8,6 +8,7 @@
  */
 import type { ApprovalDecision } from '@arbor/protocol';
 import type { Disposable, PendingApproval, SessionView } from '@arbor/protocol/client';
+import { PromptSeat } from './promptSeat.js';
 import { formatApprovalRequest } from './turnFormat.js';
 import type { Style } from './terminalStyle.js';
 import type { TerminalInput } from './terminalInput.js';
@@ -30,6 +31,11 @@ export interface ApprovalDisplay {
   prompt(lines: readonly string[] | undefined): void;
   /** A permanent line (what was decided). */
   note(lines: readonly string[]): void;
+  /**
+   * Shows the answer being typed at a question (a raw-mode terminal does not
+   * echo); undefined: typing ended. Absent: typed text is not shown.
+   */
+  typing?(text: string | undefined): void;
 }
 
 export class ApprovalPrompter implements Disposable {
@@ -37,19 +43,29 @@ export class ApprovalPrompter implements Disposable {
   readonly #input: TerminalInput;
   readonly #display: ApprovalDisplay;
   readonly #style: Style;
+  readonly #seat: PromptSeat;
   readonly #subscriptions: Disposable[] = [];
   #asking: { key: string; abort: AbortController } | undefined;
   #inputEnded = false;
   #disposed = false;
 
-  constructor(view: SessionView, input: TerminalInput, display: ApprovalDisplay, style: Style) {
+  constructor(
+    view: SessionView,
+    input: TerminalInput,
+    display: ApprovalDisplay,
+    style: Style,
+    /** Shared with the question prompter: one prompt reads the keyboard at a time. */
+    seat = new PromptSeat(),
+  ) {
     this.#view = view;
     this.#input = input;
     this.#display = display;
     this.#style = style;
+    this.#seat = seat;
     this.#subscriptions.push(
+      seat.onFree(() => this.#next()),
       view.approvals.on('added', () => this.#next()),
-      view.approvals.on('removed', ({ approval, end }) => {
+      view.approvals.on('removed', ({ entry: approval, end }) => {
         if (this.#asking?.key !== approval.key) return;
         this.#asking.abort.abort();
         const how = end.kind === 'resolved' ? end.outcome.replace('_', ' ') : end.kind;
@@ -71,8 +87,11 @@ export class ApprovalPrompter implements Disposable {
   #next(): void {
     if (this.#asking || this.#disposed || this.#inputEnded) return;
     const approval = this.#view.approvals.awaiting()[0];
-    if (!approval) return;
-    void this.#ask(approval);
+    if (!approval || !this.#seat.take()) return;
+    void this.#ask(approval).finally(() => {
+      this.#seat.release();
+      this.#next();
+    });
   }
 
   async #ask(approval: PendingApproval): Promise<void> {
@@ -95,8 +114,6 @@ export class ApprovalPrompter implements Disposable {
           `  no input left to answer the approval of ${approval.request.name}; it stays open until the daemon times it out (Ctrl-C cancels)`,
         ),
       ]);
-      return;
     }
-    this.#next();
   }
 }

@@ -11,12 +11,19 @@ Sends one message and renders the turn live: streamed text, the execution tree
 and the cost summary. Without a message, opens an interactive prompt.
 
 Approvals are asked inline: a = allow, s = allow for this session, d = deny.
+Questions from the model are asked inline too: type an option's number (or
+your own answer, when the question allows one), then Enter.
 Ctrl-C cancels the running turn; a second Ctrl-C exits.
 
 At the prompt: /model shows the session's model, /model <provider:model>
 switches it from the next turn on (same chat); /tools lists the tools the
 model may call, what the mode does with each, and tool servers that are not
-ready; /exit quits.
+ready; /diff shows the diff of the last turn that changed files (/diff <n>:
+the n-th last); /undo puts the files that turn changed back as they were
+before it (/undo <n>: before the n-th last, undoing the later ones too),
+after asking y/N and again before overwriting files changed since; /exit
+quits. After a turn that changed files, they are listed (A added,
+M modified, D deleted, +lines −lines).
 
 Daemon (default: spawn \`arbor daemon --stdio\`):
   --connect <socket>      Attach to a running daemon (arbor daemon --listen);

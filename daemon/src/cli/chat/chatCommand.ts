@@ -9,7 +9,19 @@ import { SessionTracker, ToolCatalogue, type SessionView } from '@arbor/protocol
 import type { ArborConnection } from '@arbor/protocol/client/node';
 import { ConfigError } from '../../config/daemonConfig.js';
 import { ApprovalPrompter, type ApprovalDisplay } from './approvalPrompt.js';
+import { PromptSeat } from './promptSeat.js';
+import { QuestionPrompter } from './questionPrompt.js';
 import { CHAT_HELP, parseChatArgs, type ChatOptions } from './chatArgs.js';
+import {
+  ChangedTurns,
+  DIFF_COMMAND,
+  UNDO_COMMAND,
+  changesOfView,
+  parseTurnCommand,
+  runDiffCommand,
+  runUndoCommand,
+  type CommandIo,
+} from './checkpointCommands.js';
 import { openDaemonConnection } from './daemonConnection.js';
 import { isModelCommand, runModelCommand } from './modelCommand.js';
 import { TOOLS_COMMAND, runToolsCommand } from './toolsCommand.js';
@@ -81,6 +93,8 @@ class ChatClient {
   #view: SessionView | undefined;
   /** The session's tools (tools/list), so tool lines say what each call is about. */
   #tools = new ToolCatalogue();
+  /** The turns that changed files, for /undo and /diff. */
+  readonly #changed = new ChangedTurns();
   #closed = false;
 
   constructor(connection: ArborConnection, options: ChatOptions) {
@@ -147,12 +161,14 @@ class ChatClient {
           tools: this.#tools,
         });
     const display: ApprovalDisplay = renderer ?? this.#stderrDisplay();
-    const prompter = new ApprovalPrompter(
-      view,
-      this.#input,
-      display,
-      renderer ? this.#style : this.#errStyle,
-    );
+    const promptStyle = renderer ? this.#style : this.#errStyle;
+    // Approvals and questions take turns at the keyboard.
+    const seat = new PromptSeat();
+    const prompter = new ApprovalPrompter(view, this.#input, display, promptStyle, seat);
+    const questions = new QuestionPrompter(view, this.#input, display, promptStyle, {
+      seat,
+      width: () => (renderer ? process.stdout.columns : process.stderr.columns) || 80,
+    });
 
     let turnId: string | undefined;
     const ends = new Map<string | undefined, TurnEnd>();
@@ -182,6 +198,7 @@ class ChatClient {
       if (early) settle!(early);
       const end = await ended;
       renderer?.finish(end);
+      this.#changed.record(turnId, text, changesOfView(view));
       if (!renderer && end.stopReason !== 'end_turn') {
         process.stderr.write(
           `arbor chat: turn ended: ${end.stopReason}${end.error ? ` — ${end.error}` : ''}\n`,
@@ -194,6 +211,7 @@ class ChatClient {
     } finally {
       this.#input.endTurn();
       prompter.dispose();
+      questions.dispose();
       offEnd.dispose();
       offClose.dispose();
     }
@@ -206,7 +224,7 @@ class ChatClient {
     if (this.#input.isTTY) {
       out.write(
         style.dim(
-          'Type a message; /model <provider:model> switches the model; /tools lists the tools; /exit or Ctrl-D to quit.\n',
+          'Type a message; /model <provider:model> switches the model; /tools lists the tools; /diff shows what the last turn changed, /undo puts it back; /exit or Ctrl-D to quit.\n',
         ),
       );
     }
@@ -228,6 +246,22 @@ class ChatClient {
         out.write(style.dim(`${lines.join('\n')}\n`));
         continue;
       }
+      const undo = parseTurnCommand(text, UNDO_COMMAND);
+      const diff = parseTurnCommand(text, DIFF_COMMAND);
+      if (undo !== undefined || diff !== undefined) {
+        const io: CommandIo = {
+          style,
+          print: (lines) => out.write(`${lines.join('\n')}\n`),
+          confirm: async (question) => {
+            const answer = await this.#input.prompt(question);
+            return /^\s*y(es)?\s*$/i.test(answer ?? '');
+          },
+        };
+        const client = this.#connection.client;
+        if (undo !== undefined) await runUndoCommand(client, this.#view!, this.#changed, undo, io);
+        else await runDiffCommand(client, this.#view!, this.#changed, diff!, io);
+        continue;
+      }
       code = await this.runTurn(text);
       if (!this.#options.json) out.write('\n');
     }
@@ -243,6 +277,11 @@ class ChatClient {
         if (lines) process.stderr.write(`${lines.join('\n')}\n`);
       },
       note: (lines) => process.stderr.write(`${lines.join('\n')}\n`),
+      // Raw mode does not echo: the typed answer is redrawn on its own line.
+      typing: (text) => {
+        if (!process.stderr.isTTY || !this.#input.isTTY) return;
+        process.stderr.write(text === undefined ? '\n' : `\r\u001b[K  › ${text}`);
+      },
     };
   }
 

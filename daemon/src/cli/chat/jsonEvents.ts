@@ -1,8 +1,9 @@
 /**
  * `arbor chat --json`: every protocol event of the session as one line,
  * `{"method": ..., "params": ...}`, params exactly as the client core
- * validated them against the protocol schemas. Approval requests are
- * events too (they are answered from the keyboard; the prompt goes to stderr).
+ * validated them against the protocol schemas. Approval requests and the
+ * model's questions are events too (they are answered from the keyboard; the
+ * prompt goes to stderr).
  */
 import { Methods } from '@arbor/protocol';
 import {
@@ -35,6 +36,9 @@ export function streamJsonEvents(
   subscriptions.push(
     view.approvals.on('added', ({ request }) =>
       out.write(jsonLine(Methods.ApprovalRequest.method, request)),
+    ),
+    view.questions.on('added', ({ request }) =>
+      out.write(jsonLine(Methods.QuestionRequest.method, request)),
     ),
   );
   return { dispose: () => subscriptions.splice(0).forEach((s) => s.dispose()) };

@@ -2,17 +2,22 @@
  * What the user types while `arbor chat` runs.
  *
  * On a terminal, a running turn puts stdin in raw mode: keys arrive one by
- * one (single-key approvals) and Ctrl-C arrives as a byte instead of a SIGINT
+ * one (single-key approvals, a question's answer edited here) and Ctrl-C arrives as a byte instead of a SIGINT
  * to the whole process group — which would also stop the spawned daemon.
  * Between turns, the prompt is an ordinary readline.
  *
  * Without a terminal, input is read as lines (one readline for the whole
  * run, so piped lines are never lost): a message per line at the prompt, and
- * an approval answered by a line starting with a, s or d. SIGINT cancels.
+ * an approval answered by a line starting with a, s or d, a question by a
+ * line. SIGINT cancels.
  */
 import { createInterface, type Interface } from 'node:readline';
 
 const CTRL_C = '\u0003';
+const ESC = '\u001b';
+const BACKSPACE = ['\u007f', '\b'];
+/** Ctrl-U: clear the line. */
+const KILL_LINE = '\u0015';
 
 export interface InputStream extends NodeJS.ReadableStream {
   isTTY?: boolean;
@@ -99,6 +104,50 @@ export class TerminalInput {
       const key = line.trim().charAt(0).toLowerCase();
       if (allowed.includes(key)) return key;
     }
+  }
+
+  /**
+   * One line of text (a question's answer). On a terminal in raw mode the
+   * line is edited here — Backspace, Ctrl-U, Enter; arrow keys and other
+   * escape sequences are ignored — and `onEdit` gets the text after every
+   * change, since raw mode does not echo. Without a terminal: the next line.
+   * undefined when input ended or `signal` aborted.
+   */
+  async readText(
+    signal: AbortSignal,
+    onEdit?: (text: string) => void,
+  ): Promise<string | undefined> {
+    if (signal.aborted) return undefined;
+    if (!this.isTTY) return this.readLine(signal);
+    return new Promise((resolve) => {
+      let text = '';
+      /** 0: none; 1: after ESC; 2: inside a CSI / SS3 sequence. */
+      let escape = 0;
+      const done = (value: string | undefined) => {
+        this.#keyWaiter = undefined;
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
+      const onAbort = () => done(undefined);
+      signal.addEventListener('abort', onAbort);
+      this.#keyWaiter = (char) => {
+        if (escape === 1) {
+          escape = char === '[' || char === 'O' ? 2 : 0;
+          return;
+        }
+        if (escape === 2) {
+          if (/[A-Za-z~]/.test(char)) escape = 0;
+          return;
+        }
+        if (char === ESC) escape = 1;
+        else if (char === '\r' || char === '\n') done(text);
+        else if (BACKSPACE.includes(char)) text = [...text].slice(0, -1).join('');
+        else if (char === KILL_LINE) text = '';
+        else if (char >= ' ') text += char;
+        else return;
+        if (this.#keyWaiter) onEdit?.(text);
+      };
+    });
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 import type {
   ApprovalRequestParams,
+  QuestionRequestParams,
   BudgetExceededParams,
   CostSummaryParams,
   ExecutionTreeNode,
@@ -217,6 +218,59 @@ export function formatApprovalRequest(request: ApprovalRequestParams, style: Sty
     style.dim(`  ${args.length > 200 ? `${args.slice(0, 199)}…` : args}`),
     `  ${style.bold('[a]')} allow   ${style.bold('[s]')} allow for this session   ${style.bold('[d]')} deny`,
   ];
+}
+
+/**
+ * The model's question (ask_user): the question wrapped to `width`, its
+ * options numbered with their descriptions, and how to answer.
+ */
+export function formatQuestionRequest(
+  request: QuestionRequestParams,
+  style: Style,
+  width = 80,
+): string[] {
+  const options = request.options ?? [];
+  const lead = 'Arbor asks:';
+  const text = wrapText(`${lead} ${request.question}`, Math.max(20, width - 2));
+  const first = (text[0] ?? '').slice(lead.length);
+  const lines = [
+    style.yellow(`? ${style.bold(lead)}${first}`),
+    ...text.slice(1).map((line) => `  ${line}`),
+  ];
+  options.forEach((option, i) => {
+    const head = `  ${style.bold(`${i + 1})`)} ${option.label}`;
+    lines.push(option.description ? `${head} ${style.dim(`— ${option.description}`)}` : head);
+  });
+  const how =
+    options.length === 0
+      ? 'type your answer'
+      : request.freeText
+        ? `type a number (1–${options.length}) or your own answer`
+        : `type a number (1–${options.length})`;
+  lines.push(style.dim(`  ${how}, then Enter`));
+  return lines;
+}
+
+/** Words wrapped to `width` columns, keeping the text's own line breaks. */
+export function wrapText(text: string, width: number): string[] {
+  const out: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(/\s+/).filter(Boolean)) {
+      const chars = [...word];
+      for (let i = 0; i < chars.length; i += width) {
+        const piece = chars.slice(i, i + width).join('');
+        if (line === '') line = piece;
+        else if ([...line].length + 1 + [...piece].length <= width) line += ` ${piece}`;
+        else {
+          out.push(line);
+          line = piece;
+        }
+      }
+    }
+    out.push(line);
+  }
+  return out;
 }
 
 /** The last non-empty line of a tool's output so far. */

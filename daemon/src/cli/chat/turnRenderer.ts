@@ -7,6 +7,7 @@
 import type { StopReason } from '@arbor/protocol';
 import type { Disposable, SessionView, ToolCatalogue } from '@arbor/protocol/client';
 import type { ApprovalDisplay } from './approvalPrompt.js';
+import { changesOfView, formatTurnChanges } from './checkpointCommands.js';
 import { LiveScreen, type ScreenStream } from './liveScreen.js';
 import {
   formatBudget,
@@ -43,6 +44,8 @@ export class TurnRenderer implements ApprovalDisplay, Disposable {
   #pending: NodeJS.Timeout | undefined;
   #frame = 0;
   #prompt: readonly string[] | undefined;
+  /** What is typed at a question, shown under its prompt (live only). */
+  #typed: string | undefined;
   /** Plain mode: whether the output ends at the start of a row. */
   #atRowStart = true;
   #wroteText = false;
@@ -80,6 +83,13 @@ export class TurnRenderer implements ApprovalDisplay, Disposable {
     else if (lines) this.#print(lines);
   }
 
+  /** Live: the answer being typed shows under the prompt. Plain: stdout is no terminal to echo on. */
+  typing(text: string | undefined): void {
+    if (!this.#screen || text === this.#typed) return;
+    this.#typed = text;
+    this.#redraw();
+  }
+
   note(lines: readonly string[]): void {
     if (this.#screen) this.#screen.print(lines);
     else this.#print(lines);
@@ -93,6 +103,8 @@ export class TurnRenderer implements ApprovalDisplay, Disposable {
       ...formatTree(this.#view.tree, { style: this.#style, now: Date.now(), tools: this.#tools }),
       ...this.#planLines(),
     ];
+    const changes = formatTurnChanges(changesOfView(this.#view), this.#style);
+    if (changes.length > 0) lines.push('', ...changes);
     const cost = this.#view.cost;
     if (cost) lines.push('', ...formatCostSummary(cost, this.#style));
     lines.push(formatTurnEnd(end.stopReason, this.#style, end.error));
@@ -158,6 +170,7 @@ export class TurnRenderer implements ApprovalDisplay, Disposable {
     });
     const block = ['', ...tree, ...this.#planLines()];
     if (this.#prompt) block.push('', ...this.#prompt);
+    if (this.#prompt && this.#typed !== undefined) block.push(`  › ${this.#typed}`);
     this.#screen.setBlock(block);
   }
 }

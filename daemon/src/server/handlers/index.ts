@@ -3,6 +3,7 @@ import type { DaemonContext } from '../daemonContext.js';
 import type { ClientContext } from '../clientConnection.js';
 import { MethodRouter } from '../methodRouter.js';
 import { registerChatMethods } from './chatMethods.js';
+import { registerCheckpointMethods } from './checkpointMethods.js';
 import { registerSessionMethods } from './sessionMethods.js';
 import { registerTestingMethods } from './testingMethods.js';
 import { registerToolsMethods } from './toolsMethods.js';
@@ -12,6 +13,7 @@ export function buildRouter(context: DaemonContext): MethodRouter<ClientContext>
   registerSessionMethods(router, context.sessions);
   registerChatMethods(router, context.sessions);
   if (context.tools) registerToolsMethods(router, context.sessions, context.tools);
+  if (context.checkpoints) registerCheckpointMethods(router, context.sessions);
   if (context.testing) registerTestingMethods(router, context.sessions);
   return router;
 }

@@ -2,9 +2,12 @@
  * apply_patch (category write): a unified diff applied to the workspace all
  * or nothing. Every file is resolved and confined like write_file's, checked
  * by the stale-write guard, and patched in memory with the `diff` package
- * first; only when every hunk of every file applies is anything written
- * (through safeFs.ts), and a failure while writing puts back what was
- * already written. The approval shows the patch itself (the call's argument).
+ * first; only when every hunk of every file applies is anything written,
+ * and a failure while writing puts back what was already written. Texts are
+ * read and written through the session's I/O (workspaceIo.ts: the disk
+ * through safeFs.ts, or an editor's buffers); a removal (delete, the old name
+ * of a rename) always goes to the disk, ACP has no request for it. The
+ * approval shows the patch itself (the call's argument).
  */
 import { applyPatch as applyHunks, type StructuredPatch } from 'diff';
 import { statSync } from 'node:fs';
@@ -16,9 +19,10 @@ import {
   resolveInWorkspace,
   WorkspaceEscapeError,
 } from '../workspace/confinement.js';
-import { FILE_WRITE_LOCK, guarded, looksBinary, MAX_FILE_BYTES } from '../workspace/fileTools.js';
-import { removeFileConfined, withFile, writeFileConfined } from '../workspace/safeFs.js';
+import { FILE_WRITE_LOCK, guarded } from '../workspace/fileTools.js';
+import { removeFileConfined } from '../workspace/safeFs.js';
 import type { Workspace } from '../workspace/workspace.js';
+import { WorkspaceIoError, type ConfinedFile } from '../workspace/workspaceIo.js';
 import { pathsOf, PatchFormatError, readFileChanges, type FileChange } from './filePatches.js';
 import { describeFailedHunks } from './hunkReport.js';
 
@@ -36,6 +40,7 @@ export type ApplyPatchArgs = z.infer<typeof ApplyPatchArgs>;
 
 /** A file as the patch leaves it; `undefined` content: the file does not exist. */
 interface FileState {
+  file: ConfinedFile;
   display: string;
   before: string | undefined;
   after: string | undefined;
@@ -47,30 +52,29 @@ class FileRefusal extends Error {}
 class PatchedFiles {
   readonly byReal = new Map<string, FileState>();
 
-  constructor(private readonly workspace: Workspace) {}
+  constructor(
+    private readonly workspace: Workspace,
+    private readonly signal: AbortSignal,
+  ) {}
 
-  /** The file's state, read from disk the first time; FileRefusal when it may not be patched. */
-  load(path: string): FileState {
+  /** The file's state, read the first time; FileRefusal (or WorkspaceIoError) when it may not be patched. */
+  async load(path: string): Promise<FileState> {
     const resolved = resolveInWorkspace(this.workspace.root, path);
     const known = this.byReal.get(resolved.real);
     if (known) return known;
+    const file: ConfinedFile = { root: this.workspace.root, real: resolved.real, requested: path };
+    const { files } = this.workspace.io;
     let content: string | undefined;
     if (resolved.exists) {
       if (statSync(resolved.real).isDirectory()) throw new FileRefusal(`${path} is a directory`);
-      const stale = this.workspace.guard.staleReason(resolved.real, path);
+      const stale = await files.staleReason(file, this.signal);
       if (stale !== undefined) throw new FileRefusal(`refused: ${stale}`);
-      const bytes = withFile(this.workspace.root, resolved.real, path, (file) => {
-        if (!file.stats.isFile()) throw new FileRefusal(`${path} is not a regular file`);
-        if (file.stats.size > MAX_FILE_BYTES)
-          throw new FileRefusal(
-            `${path} is ${file.stats.size} bytes; apply_patch edits files up to ${MAX_FILE_BYTES} bytes`,
-          );
-        return file.read();
-      });
-      if (looksBinary(bytes)) throw new FileRefusal(`${path} looks like a binary file`);
-      content = bytes.toString('utf8');
+      content = (await files.readText(file, this.signal)).text;
     }
-    const state: FileState = { display: path, before: content, after: content };
+    // Loaded twice in one patch (a rename's both sides): the first load is kept.
+    const again = this.byReal.get(resolved.real);
+    if (again) return again;
+    const state: FileState = { file, display: path, before: content, after: content };
     this.byReal.set(resolved.real, state);
     return state;
   }
@@ -90,8 +94,8 @@ function lineCounts(patch: StructuredPatch): string {
 }
 
 /** Applies one file's change in memory; returns its summary line. */
-function applyChange(files: PatchedFiles, change: FileChange): string {
-  const target = files.load(change.path);
+async function applyChange(files: PatchedFiles, change: FileChange): Promise<string> {
+  const target = await files.load(change.path);
   switch (change.kind) {
     case 'create':
       if (target.after !== undefined)
@@ -116,7 +120,7 @@ function applyChange(files: PatchedFiles, change: FileChange): string {
       target.after = undefined;
       return `deleted ${change.path}`;
     case 'rename': {
-      const source = files.load(change.from);
+      const source = await files.load(change.from);
       if (source.after === undefined) throw new FileRefusal(`${change.from} does not exist`);
       if (target.after !== undefined)
         throw new FileRefusal(`${change.path} already exists; a rename needs a new path`);
@@ -128,24 +132,36 @@ function applyChange(files: PatchedFiles, change: FileChange): string {
 }
 
 /** Writes every changed file; on a failure, puts back those already written, then rethrows. */
-function commit(workspace: Workspace, files: PatchedFiles): void {
-  const undo: (() => void)[] = [];
-  const put = (real: string, display: string, content: string | undefined): void => {
-    if (content === undefined) removeFileConfined(workspace.root, real, display);
-    else writeFileConfined(workspace.root, real, display, content);
+async function commit(
+  workspace: Workspace,
+  files: PatchedFiles,
+  signal: AbortSignal,
+): Promise<void> {
+  const io = workspace.io.files;
+  const undo: (() => Promise<void>)[] = [];
+  const put = async (
+    state: FileState,
+    content: string | undefined,
+    until: AbortSignal,
+  ): Promise<void> => {
+    if (content === undefined)
+      removeFileConfined(workspace.root, state.file.real, state.file.requested);
+    else await io.writeText(state.file, content, until);
   };
+  // Putting back is not cut short by the turn's cancellation: what was written must be undone.
+  const uncancelled = new AbortController().signal;
   try {
-    for (const [real, state] of files.byReal) {
+    for (const state of files.byReal.values()) {
       if (state.after === state.before) continue;
-      put(real, state.display, state.after);
-      undo.push(() => put(real, state.display, state.before));
-      if (state.after === undefined) workspace.guard.forget(real);
-      else workspace.guard.saw(real, state.after);
+      await put(state, state.after, signal);
+      undo.push(() => put(state, state.before, uncancelled));
+      if (state.after === undefined) io.forget(state.file);
+      else io.saw(state.file, state.after);
     }
   } catch (error) {
     for (const step of undo.reverse()) {
       try {
-        step();
+        await step();
       } catch {
         // Best effort: the error below is what the model gets.
       }
@@ -177,8 +193,8 @@ export function applyPatchTool(workspace: Workspace): Tool {
       const { dataDir } = sandboxSettings();
       return paths.find((path) => isProtectedPath(workspace.root, path, dataDir)) ?? paths[0];
     },
-    execute: ({ patch }) =>
-      guarded((): ToolOutput => {
+    execute: ({ patch }, ctx) =>
+      guarded(async (): Promise<ToolOutput> => {
         let changes: FileChange[];
         try {
           changes = readFileChanges(patch);
@@ -186,14 +202,18 @@ export function applyPatchTool(workspace: Workspace): Tool {
           if (error instanceof PatchFormatError) return { content: error.message, isError: true };
           throw error;
         }
-        const files = new PatchedFiles(workspace);
+        const files = new PatchedFiles(workspace, ctx.signal);
         const done: string[] = [];
         const problems: string[] = [];
         for (const change of changes) {
           try {
-            done.push(applyChange(files, change));
+            done.push(await applyChange(files, change));
           } catch (error) {
-            if (!(error instanceof FileRefusal || error instanceof WorkspaceEscapeError))
+            if (!(
+              error instanceof FileRefusal ||
+              error instanceof WorkspaceEscapeError ||
+              error instanceof WorkspaceIoError
+            ))
               throw error;
             problems.push(error.message);
           }
@@ -203,7 +223,7 @@ export function applyPatchTool(workspace: Workspace): Tool {
             content: `The patch was not applied; nothing was changed.\n${problems.join('\n')}`,
             isError: true,
           };
-        commit(workspace, files);
+        await commit(workspace, files, ctx.signal);
         return `Applied the patch to ${changes.length} file(s):\n${done.map((line) => `- ${line}`).join('\n')}`;
       }),
   }) as Tool;

@@ -11,7 +11,14 @@ import { resolveInWorkspace } from '../workspace/confinement.js';
 import { guarded } from '../workspace/fileTools.js';
 import { globToRegExp } from '../workspace/pathPatterns.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { MAX_INDEXED_FILE_BYTES, workspaceIndex } from './workspaceIndex.js';
+import { QueryTerms, type RankedFile } from './relevance.js';
+import type { IndexHit, IndexQuery } from './searchIndex.js';
+import {
+  MAX_INDEXED_FILE_BYTES,
+  workspaceIndex,
+  type BuildProgress,
+  type WorkspaceIndex,
+} from './workspaceIndex.js';
 
 export const SEARCH_CODE = 'search_code';
 export const DEFAULT_SEARCH_RESULTS = 20;
@@ -19,7 +26,24 @@ export const MAX_SEARCH_RESULTS = 200;
 /** Matching lines shown per file, so one file cannot fill the results. */
 export const LINES_PER_FILE = 5;
 const MIN_TERM_CHARS = 3;
-const SNIPPET_CHARS = 200;
+/**
+ * Files ranked per search: all the matches when there are fewer, else the
+ * first found plus those named after a term. A term in most files of a large
+ * tree matches tens of thousands; reading and ranking them all is what made
+ * such a search slow, and no order among them would help the model more than
+ * "narrow the query".
+ */
+export const RANKED_FILES = 500;
+/** Text read for ranking per search, at most (a few large files can fill it). */
+const RANKED_BYTES = 4 * 1024 * 1024;
+/** Files named after a term, added to the ranking when the matches were cut. */
+const NAMED_FILES = 50;
+/**
+ * How long the first search of a workspace waits for its index: a small
+ * tree is indexed by then and answered in full; a large one (half a minute
+ * for 50,000 files) is answered from what is indexed so far, saying so.
+ */
+export const BUILD_WAIT_MS = 3000;
 
 export const SearchCodeArgs = z.object({
   query: z
@@ -45,15 +69,84 @@ export type SearchCodeArgs = z.infer<typeof SearchCodeArgs>;
 export interface SearchCodeOptions {
   /** Where the index lives (default: the daemon's data dir). */
   dataDir?: () => string;
+  /** How long a search waits for an index being built (default BUILD_WAIT_MS). */
+  buildWaitMs?: number;
 }
 
-function snippet(line: string): string {
-  const text = line.trim();
-  return text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : text;
+/**
+ * The longest run of plain characters outside braces and between slashes
+ * (a slash after `**` may match nothing): every path the glob matches
+ * contains it.
+ */
+function globLiteral(glob: string): string {
+  let best = '';
+  let run = '';
+  let braces = 0;
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '{') braces += 1;
+    if (braces === 0 && !'*?[]{}\\/'.includes(c)) run += c;
+    else {
+      if (run.length > best.length) best = run;
+      run = '';
+    }
+    if (c === '}' && braces > 0) braces -= 1;
+    // A character class: skip it whole.
+    if (c === '[') {
+      const end = glob.indexOf(']', i + 2);
+      if (end !== -1) i = end;
+    }
+  }
+  return run.length > best.length ? run : best;
+}
+
+/** The files to show, best first: ranked from a bounded read of the matches. */
+function rankedMatches(
+  index: WorkspaceIndex,
+  hits: Iterator<IndexHit>,
+  query: IndexQuery,
+  terms: QueryTerms,
+): { files: RankedFile[]; cut: boolean } {
+  const read: IndexHit[] = [];
+  let bytes = 0;
+  let cut = false;
+  try {
+    for (let next = hits.next(); next.done !== true; next = hits.next()) {
+      if (read.length >= RANKED_FILES || bytes >= RANKED_BYTES) {
+        cut = true;
+        break;
+      }
+      read.push(next.value);
+      bytes += next.value.content.length;
+    }
+  } finally {
+    hits.return?.(undefined);
+  }
+  if (cut) {
+    const known = new Set(read.map((hit) => hit.path));
+    for (const hit of index.namedMatches(query, NAMED_FILES))
+      if (!known.has(hit.path)) read.push(hit);
+  }
+  return { files: terms.rank(read), cut };
+}
+
+function buildingNote(progress: BuildProgress, found: boolean): string {
+  const count = (n: number) => n.toLocaleString('en-US');
+  const where =
+    progress.phase === 'listing'
+      ? `listing the workspace's files${progress.total > 0 ? ` (${count(progress.total)} indexed before)` : ''}`
+      : `${count(progress.checked)} of ${count(progress.total)} files checked`;
+  const state = progress.refreshing
+    ? 'results may be incomplete or out of date'
+    : found
+      ? 'more files may match'
+      : 'a file not indexed yet may match';
+  return `[the search index is still being built (${where}): ${state}; search again in a moment, or use grep to search every file now]`;
 }
 
 export function searchCodeTool(workspace: Workspace, options: SearchCodeOptions = {}): Tool {
   const dataDir = options.dataDir ?? (() => sandboxSettings().dataDir);
+  const buildWaitMs = options.buildWaitMs ?? BUILD_WAIT_MS;
   return defineTool<SearchCodeArgs>({
     name: SEARCH_CODE,
     description:
@@ -65,51 +158,49 @@ export function searchCodeTool(workspace: Workspace, options: SearchCodeOptions 
     category: 'read',
     execute: (args) =>
       guarded(async () => {
-        const terms = args.query.trim().split(/\s+/);
-        const short = terms.filter((term) => term.length < MIN_TERM_CHARS);
+        const split = args.query.trim().split(/\s+/);
+        const short = split.filter((term) => term.length < MIN_TERM_CHARS);
         if (short.length > 0)
           return {
             content: `search terms need at least ${MIN_TERM_CHARS} characters each (${short.map((t) => JSON.stringify(t)).join(', ')} is shorter); use grep for shorter patterns`,
             isError: true,
           };
-        const start = resolveInWorkspace(workspace.root, args.path)
+        const under = resolveInWorkspace(workspace.root, args.path)
           .relative.split(/[\\/]/)
           .filter(Boolean)
           .join('/');
-        const include =
-          args.glob === undefined
-            ? undefined
-            : globToRegExp(args.glob, { anchored: args.glob.includes('/') });
-        const lowered = terms.map((term) => term.toLowerCase());
-        const hits = await workspaceIndex(workspace.root, dataDir()).search(terms);
+        const query: IndexQuery = {
+          terms: [...new Set(split.map((term) => term.toLowerCase()))],
+          under,
+          ...(args.glob !== undefined && {
+            include: globToRegExp(args.glob, { anchored: args.glob.includes('/') }),
+            includeHint: globLiteral(args.glob),
+          }),
+        };
+        const terms = new QueryTerms(query.terms);
+        const index = workspaceIndex(workspace.root, dataDir(), workspace);
+        const { hits, building } = await index.search(query, buildWaitMs);
+        const { files, cut } = rankedMatches(index, hits, query, terms);
+
         const out: string[] = [];
-        let more = false;
-        for (const hit of hits) {
-          if (start !== '' && hit.path !== start && !hit.path.startsWith(`${start}/`)) continue;
-          if (include && !include.test(hit.path)) continue;
-          if (out.length >= args.limit) {
-            more = true;
-            break;
-          }
-          let shown = 0;
-          const lines = hit.content.split('\n');
-          for (
-            let i = 0;
-            i < lines.length && shown < LINES_PER_FILE && out.length < args.limit;
-            i++
-          ) {
-            const line = lines[i]!.toLowerCase();
-            if (!lowered.some((term) => line.includes(term))) continue;
-            out.push(`${hit.path}:${i + 1}: ${snippet(lines[i]!)}`);
-            shown += 1;
-          }
-          // Every term is in the file but spread over lines: name the file still.
-          if (shown === 0) out.push(`${hit.path}: (the terms are on different lines)`);
+        let shownFiles = 0;
+        for (const file of files) {
+          if (out.length >= args.limit) break;
+          shownFiles += 1;
+          const lines = terms.lines(
+            file.content,
+            Math.min(LINES_PER_FILE, args.limit - out.length),
+          );
+          for (const { line, text } of lines) out.push(`${file.path}:${line}: ${text}`);
+          // Every term is in the file but no line shows one (the index folds case differently).
+          if (lines.length === 0) out.push(`${file.path}: (the terms are on different lines)`);
         }
-        if (out.length === 0) return 'No matches.';
-        return (
-          out.join('\n') + (more ? `\n[… more files match; narrow the query or raise limit]` : '')
-        );
+        const more = cut || shownFiles < files.length;
+        const notes: string[] = [];
+        if (more) notes.push('[… more files match; narrow the query or raise limit]');
+        if (building) notes.push(buildingNote(building, out.length > 0));
+        if (out.length === 0) return ['No matches.', ...notes].join('\n');
+        return [...out, ...notes].join('\n');
       }),
   }) as Tool;
 }

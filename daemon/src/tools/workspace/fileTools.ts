@@ -3,7 +3,10 @@
  * read) and write_file, edit_file (category write). Every path is resolved
  * and confined at call time (confinement.ts); tools touch the disk only
  * through safeFs.ts, which opens exactly the resolved real path or refuses.
- * Writes go through the stale-write guard.
+ * Writes go through the stale-write guard. read_file, write_file and
+ * edit_file read and write a file's text through the session's I/O
+ * (workspaceIo.ts: the disk, or an editor's buffers), always after confining
+ * the path; the searches (glob, grep, list_dir) read the disk.
  */
 import { statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
@@ -11,8 +14,9 @@ import { z } from 'zod';
 import { defineTool, type Tool, type ToolOutput } from '../tool.js';
 import { realRoot, resolveInWorkspace, WorkspaceEscapeError } from './confinement.js';
 import { IgnoreStack, globToRegExp } from './pathPatterns.js';
-import { listDirectory, withFile, writeFileConfined } from './safeFs.js';
+import { listDirectory, withFile } from './safeFs.js';
 import type { Workspace } from './workspace.js';
+import { WorkspaceIoError, type ConfinedFile } from './workspaceIo.js';
 
 /** Largest file read_file opens at all. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -37,7 +41,8 @@ export async function guarded(run: () => ToolOutput | Promise<ToolOutput>): Prom
   try {
     return await run();
   } catch (caught) {
-    if (caught instanceof WorkspaceEscapeError) return error(caught.message);
+    if (caught instanceof WorkspaceEscapeError || caught instanceof WorkspaceIoError)
+      return error(caught.message);
     const e = caught as NodeJS.ErrnoException;
     if (e.code === 'ENOENT') return error(`not found: ${e.path ?? ''}`.trim());
     if (e.code === 'EISDIR') return error('that path is a directory');
@@ -130,24 +135,18 @@ export function readFileTool(workspace: Workspace): Tool {
       limit: z.number().int().min(1).optional().describe('Number of lines to return'),
     }),
     category: 'read',
-    execute: ({ path, offset, limit }) =>
-      guarded(() => {
+    execute: ({ path, offset, limit }, ctx) =>
+      guarded(async () => {
         const resolved = resolveInWorkspace(workspace.root, path);
-        const read = withFile(workspace.root, resolved.real, path, (file) => {
-          const { stats } = file;
-          if (stats.isDirectory()) return error(`${path} is a directory; use list_dir`);
-          if (!stats.isFile()) return error(`${path} is not a regular file`);
-          if (stats.size > MAX_FILE_BYTES)
-            return error(
-              `${path} is ${stats.size} bytes; read_file opens files up to ${MAX_FILE_BYTES} bytes`,
-            );
-          return { content: file.read(), stats };
-        });
-        if ('isError' in read) return read;
-        const { content, stats } = read;
-        if (looksBinary(content)) return error(`${path} looks like a binary file`);
-        workspace.guard.saw(resolved.real, content, stats);
-        const lines = content.toString('utf8').split('\n');
+        const file: ConfinedFile = { root: workspace.root, real: resolved.real, requested: path };
+        const {
+          text: content,
+          bytes: raw,
+          stats,
+        } = await workspace.io.files.readText(file, ctx.signal);
+        // The bytes when there are: a file that is not valid UTF-8 hashes as on disk.
+        workspace.io.files.saw(file, raw ?? content, stats);
+        const lines = content.split('\n');
         const first = (offset ?? 1) - 1;
         if (offset !== undefined && first >= lines.length)
           return error(`${path} has ${lines.length} lines; offset ${offset} is past the end`);
@@ -306,11 +305,6 @@ export function grepTool(workspace: Workspace): Tool {
   }) as Tool;
 }
 
-function staleOrNull(workspace: Workspace, real: string, path: string): ToolOutput | undefined {
-  const reason = workspace.guard.staleReason(real, path);
-  return reason === undefined ? undefined : error(`refused: ${reason}`);
-}
-
 export function writeFileTool(workspace: Workspace): Tool {
   return defineTool({
     name: 'write_file',
@@ -322,15 +316,17 @@ export function writeFileTool(workspace: Workspace): Tool {
     parallelSafe: false,
     lock: FILE_WRITE_LOCK,
     targetPath: ({ path }) => path,
-    execute: ({ path, content }) =>
-      guarded(() => {
+    execute: ({ path, content }, ctx) =>
+      guarded(async () => {
         const resolved = resolveInWorkspace(workspace.root, path);
         if (resolved.exists && statSync(resolved.real).isDirectory())
           return error(`${path} is a directory`);
-        const stale = staleOrNull(workspace, resolved.real, path);
-        if (stale) return stale;
-        const { created } = writeFileConfined(workspace.root, resolved.real, path, content);
-        workspace.guard.saw(resolved.real, content);
+        const file: ConfinedFile = { root: workspace.root, real: resolved.real, requested: path };
+        const { files } = workspace.io;
+        const stale = await files.staleReason(file, ctx.signal);
+        if (stale !== undefined) return error(`refused: ${stale}`);
+        const { created } = await files.writeText(file, content, ctx.signal);
+        files.saw(file, content);
         return `${created ? 'Created' : 'Wrote'} ${path} (${Buffer.byteLength(content, 'utf8')} bytes).`;
       }),
   }) as Tool;
@@ -359,17 +355,20 @@ export function editFileTool(workspace: Workspace): Tool {
     parallelSafe: false,
     lock: FILE_WRITE_LOCK,
     targetPath: ({ path }) => path,
-    execute: (args) =>
-      guarded(() => {
+    execute: (args, ctx) =>
+      guarded(async () => {
         const resolved = resolveInWorkspace(workspace.root, args.path);
         if (!resolved.exists)
           return error(`${args.path} does not exist; use write_file to create it`);
-        const stale = staleOrNull(workspace, resolved.real, args.path);
-        if (stale) return stale;
-        const text = withFile(workspace.root, resolved.real, args.path, (file) =>
-          file.stats.isFile() ? file.read().toString('utf8') : undefined,
-        );
-        if (text === undefined) return error(`${args.path} is not a regular file`);
+        const file: ConfinedFile = {
+          root: workspace.root,
+          real: resolved.real,
+          requested: args.path,
+        };
+        const { files } = workspace.io;
+        const stale = await files.staleReason(file, ctx.signal);
+        if (stale !== undefined) return error(`refused: ${stale}`);
+        const { text } = await files.readText(file, ctx.signal);
         const count = countOccurrences(text, args.old);
         if (count === 0)
           return error(
@@ -382,8 +381,8 @@ export function editFileTool(workspace: Workspace): Tool {
         const next = args.replace_all
           ? text.split(args.old).join(args.new)
           : text.replace(args.old, () => args.new);
-        writeFileConfined(workspace.root, resolved.real, args.path, next);
-        workspace.guard.saw(resolved.real, next);
+        await files.writeText(file, next, ctx.signal);
+        files.saw(file, next);
         return `Edited ${args.path}: ${args.replace_all ? count : 1} replacement(s).`;
       }),
   }) as Tool;

@@ -11,16 +11,24 @@
  * The command runs in its own process group (detached), so cancelling the
  * turn or hitting the timeout kills the whole tree it started, not just the shell.
  * Its output shows in its tree node as it arrives (the node's `output`).
+ *
+ * A session whose I/O runs commands elsewhere (workspaceIo.ts: an ACP
+ * editor's terminal) has them run there, unless the sandbox would confine
+ * the command here: a command in an editor's terminal runs outside any
+ * sandbox of the daemon, so while one is configured and works, the daemon
+ * spawns the command itself as above.
  */
 import { realpathSync, statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { daemonSecrets, type SecretRedactor } from '../../security/secretRedactor.js';
+import { probeBubblewrap } from '../sandbox/bubblewrap.js';
 import { sandboxedSpawn, type SandboxedProcess } from '../sandbox/sandboxedSpawn.js';
 import { sandboxSettings, type SandboxSettings } from '../sandbox/sandboxSettings.js';
-import { defineTool, type Tool } from '../tool.js';
+import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tool.js';
 import { resolveInWorkspace, WorkspaceEscapeError } from './confinement.js';
 import type { Workspace } from './workspace.js';
+import type { CommandRequest, CommandResult, CommandRunner } from './workspaceIo.js';
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 export const MAX_COMMAND_TIMEOUT_MS = 600_000;
@@ -90,88 +98,159 @@ export function runCommandTool(workspace: Workspace, options: RunCommandOptions 
         throw caught;
       }
       const settings = options.sandbox ?? sandboxSettings();
+      const spawned = spawnedCommands(settings, options.env ?? process.env);
+      const elsewhere = workspace.io.commands;
+      // An editor's terminal would run the command outside the sandbox: only where none would confine it.
+      const runner =
+        elsewhere !== undefined && (elsewhere.honoursSandbox || !(await sandboxConfines(settings)))
+          ? elsewhere
+          : spawned;
+      const request: CommandRequest = {
+        command,
+        cwd: dir,
+        workspaceRoot: realpathSync(workspace.root),
+        timeoutMs: timeout_ms,
+      };
+      return commandOutput(await runner.run(request, ctx), timeout_ms, redactor);
+    },
+  }) as Tool;
+}
+
+/** Whether a command the daemon spawns here runs in a sandbox (the config's mode, and bwrap works). */
+export async function sandboxConfines(settings: SandboxSettings): Promise<boolean> {
+  if (settings.mode === 'off') return false;
+  return (await probeBubblewrap()).ok;
+}
+
+/** The result as the model sees it: how it ended, where it ran, its bounded and redacted output. */
+export function commandOutput(
+  result: CommandResult,
+  timeoutMs: number,
+  redactor: SecretRedactor,
+): ToolOutput {
+  const { dropped } = result;
+  const cut = dropped === 'earlier' || dropped > 0;
+  const output = cut ? redactor.redactCut(result.output) : redactor.redact(result.output);
+  const head = dropped === 'earlier' ? '[… earlier output not kept]\n' : '';
+  const tail =
+    typeof dropped === 'number' && dropped > 0
+      ? `\n[… ${dropped} more bytes of output not kept]`
+      : '';
+  const status =
+    result.failure !== undefined
+      ? result.failure
+      : result.stopped === 'timeout'
+        ? `killed after the ${timeoutMs} ms timeout`
+        : result.stopped === 'cancelled'
+          ? 'killed: the turn was cancelled'
+          : result.signal
+            ? `killed by ${result.signal}`
+            : `exit code ${result.exitCode}`;
+  const note = result.note === undefined ? '' : `${result.note}\n`;
+  const rest = `${note}${head}${output}${tail}`;
+  return {
+    content: result.failure !== undefined && rest === '' ? status : `${status}\n${rest}`,
+    isError:
+      result.failure !== undefined ||
+      result.stopped !== undefined ||
+      result.signal !== null ||
+      result.exitCode !== 0,
+  };
+}
+
+/** Commands the daemon spawns itself: sandboxed when it can, secrets out of the environment. */
+function spawnedCommands(settings: SandboxSettings, env: NodeJS.ProcessEnv): CommandRunner {
+  return {
+    honoursSandbox: true,
+    run: async (request, ctx) => {
       let started: SandboxedProcess;
       try {
-        started = await sandboxedSpawn(command, {
-          cwd: dir,
-          workspaceRoot: realpathSync(workspace.root),
+        started = await sandboxedSpawn(request.command, {
+          cwd: request.cwd,
+          workspaceRoot: request.workspaceRoot,
           dataDir: settings.dataDir,
           network: settings.network,
-          env: options.env ?? process.env,
+          env,
           allowEnv: settings.allowEnv,
           mode: settings.mode,
         });
       } catch (caught) {
-        return { content: `failed to start: ${(caught as Error).message}`, isError: true };
+        return failed((caught as Error).message);
       }
-      const { child } = started;
       const note =
-        started.sandbox === 'none' ? `${unsandboxedNote(started.unsandboxedReason ?? '')}\n` : '';
-      return new Promise((resolve) => {
-        const chunks: Buffer[] = [];
-        let kept = 0;
-        let dropped = 0;
-        const collect = (chunk: Buffer): void => {
-          const room = MAX_COMMAND_OUTPUT_BYTES - kept;
-          if (room > 0) {
-            chunks.push(chunk.subarray(0, room));
-            kept += Math.min(room, chunk.length);
-          }
-          dropped += Math.max(0, chunk.length - Math.max(0, room));
-        };
-        child.stdout.on('data', collect);
-        child.stderr.on('data', collect);
-        // Live in the call's tree node too; a decoder per stream keeps characters whole.
-        for (const stream of [child.stdout, child.stderr]) {
-          const decoder = new StringDecoder('utf8');
-          stream.on('data', (chunk: Buffer) => ctx.output?.(decoder.write(chunk)));
-        }
-        let stopped: 'timeout' | 'cancelled' | undefined;
-        let killTimer: NodeJS.Timeout | undefined;
-        const stop = (why: 'timeout' | 'cancelled'): void => {
-          if (stopped) return;
-          stopped = why;
-          killGroup(child.pid, 'SIGTERM');
-          killTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
-          killTimer.unref();
-        };
-        const timer = setTimeout(() => stop('timeout'), timeout_ms);
-        const onAbort = (): void => stop('cancelled');
-        if (ctx.signal.aborted) onAbort();
-        else ctx.signal.addEventListener('abort', onAbort, { once: true });
-        const finish = (
-          code: number | null,
-          signal: NodeJS.Signals | null,
-          failure?: Error,
-        ): void => {
-          clearTimeout(timer);
-          ctx.signal.removeEventListener('abort', onAbort);
-          // Children that outlived the shell go too.
-          if (stopped) {
-            killGroup(child.pid, 'SIGKILL');
-            clearTimeout(killTimer);
-          }
-          const text = Buffer.concat(chunks).toString('utf8');
-          const output = dropped > 0 ? redactor.redactCut(text) : redactor.redact(text);
-          const tail = dropped > 0 ? `\n[… ${dropped} more bytes of output not kept]` : '';
-          const status = failure
-            ? `failed to start: ${failure.message}`
-            : stopped === 'timeout'
-              ? `killed after the ${timeout_ms} ms timeout`
-              : stopped === 'cancelled'
-                ? 'killed: the turn was cancelled'
-                : signal
-                  ? `killed by ${signal}`
-                  : `exit code ${code}`;
-          resolve({
-            content: `${status}\n${note}${output}${tail}`,
-            isError:
-              failure !== undefined || stopped !== undefined || signal !== null || code !== 0,
-          });
-        };
-        child.once('error', (e) => finish(null, null, e));
-        child.once('close', (code, signal) => finish(code, signal));
-      });
+        started.sandbox === 'none' ? unsandboxedNote(started.unsandboxedReason ?? '') : undefined;
+      const result = await followChild(started.child, request.timeoutMs, ctx);
+      return note === undefined ? result : { ...result, note };
     },
-  }) as Tool;
+  };
+}
+
+function failed(message: string): CommandResult {
+  return {
+    exitCode: null,
+    signal: null,
+    failure: `failed to start: ${message}`,
+    output: '',
+    dropped: 0,
+  };
+}
+
+/** Collects a spawned command's output until it ends; kills its group at the timeout or on cancel. */
+function followChild(
+  child: SandboxedProcess['child'],
+  timeoutMs: number,
+  ctx: ToolContext,
+): Promise<CommandResult> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let dropped = 0;
+    const collect = (chunk: Buffer): void => {
+      const room = MAX_COMMAND_OUTPUT_BYTES - kept;
+      if (room > 0) {
+        chunks.push(chunk.subarray(0, room));
+        kept += Math.min(room, chunk.length);
+      }
+      dropped += Math.max(0, chunk.length - Math.max(0, room));
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    // Live in the call's tree node too; a decoder per stream keeps characters whole.
+    for (const stream of [child.stdout, child.stderr]) {
+      const decoder = new StringDecoder('utf8');
+      stream.on('data', (chunk: Buffer) => ctx.output?.(decoder.write(chunk)));
+    }
+    let stopped: 'timeout' | 'cancelled' | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    const stop = (why: 'timeout' | 'cancelled'): void => {
+      if (stopped) return;
+      stopped = why;
+      killGroup(child.pid, 'SIGTERM');
+      killTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), KILL_GRACE_MS);
+      killTimer.unref();
+    };
+    const timer = setTimeout(() => stop('timeout'), timeoutMs);
+    const onAbort = (): void => stop('cancelled');
+    if (ctx.signal.aborted) onAbort();
+    else ctx.signal.addEventListener('abort', onAbort, { once: true });
+    const finish = (code: number | null, signal: NodeJS.Signals | null, failure?: Error): void => {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', onAbort);
+      // Children that outlived the shell go too.
+      if (stopped) {
+        killGroup(child.pid, 'SIGKILL');
+        clearTimeout(killTimer);
+      }
+      resolve({
+        exitCode: code,
+        signal,
+        ...(stopped === undefined ? {} : { stopped }),
+        ...(failure === undefined ? {} : { failure: `failed to start: ${failure.message}` }),
+        output: Buffer.concat(chunks).toString('utf8'),
+        dropped,
+      });
+    };
+    child.once('error', (e) => finish(null, null, e));
+    child.once('close', (code, signal) => finish(code, signal));
+  });
 }

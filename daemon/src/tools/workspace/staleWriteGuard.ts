@@ -119,6 +119,34 @@ export class StaleWriteGuard {
     if (first) this.watcher?.add(real);
   }
 
+  /**
+   * The agent saw `real` with this content where the disk is not the truth
+   * (an editor's buffer, workspaceIo.ts): judged by content alone, see staleText.
+   */
+  sawText(real: string, content: Buffer | string): void {
+    this.seen.set(real, { hash: hashOf(content), mtimeMs: Number.NaN, size: -1, changed: false });
+  }
+
+  /** The agent has read or written `real` in this session. */
+  hasSeen(real: string): boolean {
+    return this.seen.has(real);
+  }
+
+  /**
+   * Why writing `real` must be refused, given its content now where the
+   * agent saw it (`undefined`: it is gone there), or undefined.
+   */
+  staleText(real: string, display: string, current: string | undefined): string | undefined {
+    const seen = this.seen.get(real);
+    if (seen === undefined) return undefined;
+    const reread = `Read ${display} again (read_file) and redo the change on its current content.`;
+    if (current === undefined)
+      return `${display} was deleted or moved after you last read it. ${reread}`;
+    if (hashOf(current) !== seen.hash)
+      return `${display} changed in the editor after you last read it (someone else edited it). ${reread}`;
+    return undefined;
+  }
+
   /** The agent deleted `real` itself: creating it again is not a stale write. */
   forget(real: string): void {
     if (this.seen.delete(real)) this.watcher?.unwatch(real);

@@ -1,13 +1,20 @@
 /**
  * search_code: an indexed search of the workspace that finds a symbol in a
- * 5,000-file tree, respects .gitignore, and sees changes made after the
- * index was built.
+ * 5,000-file tree, ranks definitions and files named after a term first,
+ * respects .gitignore, sees changes made after the index was built, answers
+ * from a partial index while it is being built, and closes the index when
+ * its last user goes.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync, appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { searchCodeTool } from '../../../src/tools/search/searchCode.js';
-import { closeWorkspaceIndexes } from '../../../src/tools/search/workspaceIndex.js';
+import {
+  closeWorkspaceIndexes,
+  openWorkspaceIndexCount,
+  releaseWorkspaceIndex,
+  workspaceIndex,
+} from '../../../src/tools/search/workspaceIndex.js';
 import type { Tool } from '../../../src/tools/tool.js';
 import { openWorkspace, type Workspace } from '../../../src/tools/workspace/index.js';
 import { tempDir } from '../../permissions/helpers.js';
@@ -27,6 +34,22 @@ function generateTree(root: string): void {
         : `export const value${i} = ${i};\nexport function helper${i}() {\n  return value${i} * 2;\n}\n`;
     writeFileSync(join(dir, `file${i}.ts`), body);
   }
+  // A definition, and a shorter file that only uses the symbol, more often.
+  mkdirSync(join(root, 'src', 'ledger'));
+  writeFileSync(
+    join(root, 'src', 'ledger', 'entries.ts'),
+    `${'// ledger entries\n'.repeat(30)}export function parseLedgerEntry(line: string) {\n  return line.split(',');\n}\n`,
+  );
+  writeFileSync(
+    join(root, 'src', 'uses.ts'),
+    'parseLedgerEntry(a);\nparseLedgerEntry(b);\nparseLedgerEntry(c);\n',
+  );
+  // Named after a term found in every file.
+  writeFileSync(join(root, 'src', 'module9', 'helperRegistry.ts'), 'export function helper() {}\n');
+  writeFileSync(
+    join(root, 'src', 'minified.js'),
+    `${'x=1;'.repeat(300)}var needleInMinified=2;${'y=2;'.repeat(300)}\n`,
+  );
   writeFileSync(join(root, '.gitignore'), 'dist/\n*.log\n');
   mkdirSync(join(root, 'dist'));
   writeFileSync(join(root, 'dist', 'bundle.js'), 'function computeQuarterlyRevenue(){}\n');
@@ -56,6 +79,10 @@ describe('search_code', function () {
     workspace = openWorkspace(ws, { watch: false });
     tool = searchCodeTool(workspace, { dataDir: () => dataDir });
   });
+  before(async () => {
+    // The first tests want a complete index; answering while it builds is tested below.
+    await workspaceIndex(ws, dataDir).ready();
+  });
   after(async () => {
     closeWorkspaceIndexes();
     await workspace.guard.close();
@@ -82,9 +109,44 @@ describe('search_code', function () {
       (await search({ query: 'computeQuarterlyRevenue', glob: '*.js' })).content,
       'No matches.',
     );
+    // Large selections go through the full-text index, small ones are read directly.
+    const found =
+      'src/module21/file4321.ts:3: export function computeQuarterlyRevenue(q: number) {';
+    for (const filter of [
+      { path: 'src' },
+      { glob: '*.ts' },
+      { path: 'src', glob: 'src/**/*.ts' },
+      { path: 'src/module21' },
+      { glob: 'file4321.ts' },
+      { path: 'src/module21/file4321.ts' },
+    ])
+      assert.equal(
+        (await search({ query: 'computeQuarterlyRevenue', ...filter })).content,
+        found,
+        JSON.stringify(filter),
+      );
     const limited = await search({ query: 'helper', limit: 3 });
     assert.equal(limited.content.split('\n').length, 4);
     assert.match(limited.content, /\[… more files match; narrow the query or raise limit\]$/);
+  });
+
+  it('ranks the definition first, then a file named after a term, and shows long lines around the match', async () => {
+    const defined = await search({ query: 'parseLedgerEntry' });
+    assert.match(
+      defined.content,
+      /^src\/ledger\/entries\.ts:31: export function parseLedgerEntry\(line: string\) \{\nsrc\/uses\.ts:1: parseLedgerEntry\(a\);/,
+    );
+    // "helper" is in every generated file: the ranking reads some, plus those named after it.
+    const named = await search({ query: 'HELPER', limit: 1 });
+    assert.equal(
+      named.content,
+      'src/module9/helperRegistry.ts:1: export function helper() {}\n[… more files match; narrow the query or raise limit]',
+    );
+    const long = await search({ query: 'needleInMinified' });
+    assert.match(
+      long.content,
+      /^src\/minified\.js:1: …(x=1;|=1;x|1;x=|;x=1)+var needleInMinified=2;(y=2;)+.*…$/,
+    );
   });
 
   it('refuses terms shorter than 3 characters, pointing to grep', async () => {
@@ -116,6 +178,44 @@ describe('search_code', function () {
         assert.fail(`not seen: edited ${edited}, created ${created}, deleted ${deleted}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  });
+
+  it('answers from what is indexed while the index is being built, and says so', async () => {
+    const freshData = tempDir('arbor-data-');
+    const early = searchCodeTool(workspace, { dataDir: () => freshData, buildWaitMs: 0 });
+    const run = async (query: string) => {
+      const out = await early.execute(early.input.parse({ query }), toolContext());
+      return typeof out === 'string' ? out : out.content;
+    };
+    assert.match(
+      await run('helper42'),
+      /\[the search index is still being built \((listing the workspace's files|[\d,]+ of [\d,]+ files checked)\): [^\]]+; search again in a moment, or use grep to search every file now\]$/,
+    );
+    await workspaceIndex(ws, freshData).ready();
+    const complete = await run('helper42');
+    assert.doesNotMatch(complete, /still being built/);
+    assert.match(complete, /^src\/module42\/file42\.ts:2: export function helper42\(\) \{$/m);
+  });
+
+  it("shares a workspace's index among its users and closes it when the last one is released", async () => {
+    const data = tempDir('arbor-data-');
+    const [a, b] = [openWorkspace(ws, { watch: false }), openWorkspace(ws, { watch: false })];
+    const open = openWorkspaceIndexCount();
+    const index = workspaceIndex(ws, data, a);
+    assert.equal(workspaceIndex(ws, data, b), index);
+    assert.equal(openWorkspaceIndexCount(), open + 1);
+    const building = index.ready();
+    releaseWorkspaceIndex(a);
+    assert.equal(index.isClosed, false);
+    releaseWorkspaceIndex(b);
+    assert.equal(index.isClosed, true);
+    assert.equal(openWorkspaceIndexCount(), open);
+    // A build cut short by the close ends quietly.
+    await assert.rejects(building, /closed/);
+    // The next search opens it again.
+    assert.notEqual(workspaceIndex(ws, data, a), index);
+    releaseWorkspaceIndex(a);
+    await Promise.all([a.guard.close(), b.guard.close()]);
   });
 
   describe('through the loop: category read', () => {

@@ -1,7 +1,9 @@
 /**
- * A tiny in-process daemon on a Unix socket that runs one scripted turn with
- * a write that needs approval: it asks `tool/approvalRequest`, records the
- * client's decision, announces `tool/approvalResolved` and ends the turn.
+ * A tiny in-process daemon on a Unix socket that runs one scripted turn that
+ * asks the user: a write that needs approval (`tool/approvalRequest`, then
+ * `tool/approvalResolved`), or the model's question (`tool/question`, then
+ * `tool/questionResolved`, answered here or — when told to — by another
+ * client first). It records what the client answered and ends the turn.
  * Every message it sends is checked against the protocol schemas first, so a
  * broken fake cannot pass for a broken client.
  */
@@ -9,6 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import {
+  CancellationTokenSource,
   createMessageConnection,
   SocketMessageReader,
   SocketMessageWriter,
@@ -18,6 +21,7 @@ import {
   Methods,
   type ApprovalDecision,
   type NotificationDescriptor,
+  type QuestionRequestParams,
   type RequestDescriptor,
 } from '@arbor/protocol';
 import type { z } from 'zod';
@@ -27,15 +31,40 @@ export interface FakeDaemon {
   dataDir: string;
   /** Decisions the client sent, in order. */
   decisions: ApprovalDecision[];
+  /** Answers to the question the client sent, in order. */
+  answers: string[];
   close(): Promise<void>;
+}
+
+/** The turn asks a question instead of an approval. */
+export interface QuestionScenario {
+  /** Overrides of the asked question (default: which test runner, two options, free text). */
+  question?: Partial<Pick<QuestionRequestParams, 'question' | 'options' | 'freeText'>>;
+  /** Another client answers this after `afterMs` unless the user answered first. */
+  answeredElsewhere?: { answer: string; afterMs: number };
 }
 
 const TOKEN = 'fake-token';
 
-export async function startFakeApprovalDaemon(dir: string): Promise<FakeDaemon> {
+export function startFakeApprovalDaemon(dir: string): Promise<FakeDaemon> {
+  return startFakePromptDaemon(dir, undefined);
+}
+
+export function startFakeQuestionDaemon(
+  dir: string,
+  scenario: QuestionScenario = {},
+): Promise<FakeDaemon> {
+  return startFakePromptDaemon(dir, scenario);
+}
+
+async function startFakePromptDaemon(
+  dir: string,
+  question: QuestionScenario | undefined,
+): Promise<FakeDaemon> {
   const socketPath = join(dir, 'daemon.sock');
   writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
   const decisions: ApprovalDecision[] = [];
+  const answers: string[] = [];
   const connections: MessageConnection[] = [];
   const server: Server = createServer((socket) => {
     const rpc = createMessageConnection(
@@ -43,7 +72,7 @@ export async function startFakeApprovalDaemon(dir: string): Promise<FakeDaemon> 
       new SocketMessageWriter(socket),
     );
     connections.push(rpc);
-    serve(rpc, decisions);
+    serve(rpc, { decisions, answers }, question);
     rpc.listen();
     socket.on('error', () => undefined);
   });
@@ -52,6 +81,7 @@ export async function startFakeApprovalDaemon(dir: string): Promise<FakeDaemon> 
     socketPath,
     dataDir: dir,
     decisions,
+    answers,
     close: () =>
       new Promise((resolve) => {
         connections.forEach((c) => c.dispose());
@@ -60,7 +90,11 @@ export async function startFakeApprovalDaemon(dir: string): Promise<FakeDaemon> 
   };
 }
 
-function serve(rpc: MessageConnection, decisions: ApprovalDecision[]): void {
+function serve(
+  rpc: MessageConnection,
+  record: { decisions: ApprovalDecision[]; answers: string[] },
+  question: QuestionScenario | undefined,
+): void {
   let seq = 0;
   const now = () => new Date().toISOString();
   const notify = <D extends NotificationDescriptor>(d: D, params: z.input<D['params']>) =>
@@ -83,7 +117,11 @@ function serve(rpc: MessageConnection, decisions: ApprovalDecision[]): void {
     return result(Methods.Initialize, {
       protocolVersion: 1,
       serverInfo: { name: 'fake', version: '0' },
-      capabilities: { permissionModes: ['plan', 'default', 'auto'], maxMessageBytes: 1 << 20 },
+      capabilities: {
+        permissionModes: ['plan', 'default', 'auto'],
+        maxMessageBytes: 1 << 20,
+        questions: {},
+      },
       clientId: 'client-1',
     });
   });
@@ -95,7 +133,10 @@ function serve(rpc: MessageConnection, decisions: ApprovalDecision[]): void {
   rpc.onRequest(Methods.ChatSend.method, () => {
     const turnId = 'turn_1';
     const sessionId = session.sessionId;
-    setTimeout(() => void runTurn(turnId, sessionId), 50);
+    setTimeout(
+      () => void (question ? askTurn(turnId, sessionId, question) : runTurn(turnId, sessionId)),
+      50,
+    );
     return result(Methods.ChatSend, { turnId });
   });
 
@@ -138,7 +179,7 @@ function serve(rpc: MessageConnection, decisions: ApprovalDecision[]): void {
     const answer = Methods.ApprovalRequest.result.parse(
       await rpc.sendRequest(Methods.ApprovalRequest.method, request),
     );
-    decisions.push(answer.decision);
+    record.decisions.push(answer.decision);
     const approved = answer.decision !== 'deny';
     await notify(Methods.ApprovalResolved, {
       ...base(),
@@ -176,6 +217,93 @@ function serve(rpc: MessageConnection, decisions: ApprovalDecision[]): void {
       currency: 'USD',
       byModel: [{ provider: 'fake', model: 'fake', calls: 1, usage, cost: 0 }],
     });
+    await notify(Methods.SessionState, { ...base(), state: 'idle', stopReason: 'end_turn', usage });
+  }
+
+  /** ask_user: the question, the client's answer (or another client's), then the turn ends. */
+  async function askTurn(turnId: string, sessionId: string, scenario: QuestionScenario) {
+    const base = () => ({ sessionId, seq: ++seq, turnId });
+    const turn = {
+      id: turnId,
+      parentId: null,
+      kind: 'turn' as const,
+      name: 'turn',
+      depth: 0,
+      startedAt: now(),
+    };
+    const ask = {
+      id: 'n1',
+      parentId: turnId,
+      kind: 'tool' as const,
+      name: 'ask_user',
+      depth: 0,
+      argsPreview: '{"question":"Which runner?"}',
+    };
+    await notify(Methods.SessionState, { ...base(), state: 'running' });
+    await notify(Methods.TreeUpdate, { ...base(), nodes: [{ ...turn, status: 'running' }] });
+    await notify(Methods.TreeUpdate, {
+      ...base(),
+      nodes: [{ ...ask, status: 'awaiting_approval' }],
+    });
+    await notify(Methods.SessionState, { ...base(), state: 'requires_action' });
+    const request = Methods.QuestionRequest.params.parse({
+      sessionId,
+      turnId,
+      nodeId: 'n1',
+      toolCallId: 'call_q',
+      question: 'The tests use both Jest and Vitest. Which runner should the new tests use?',
+      options: [
+        { label: 'Vitest', description: 'Used by the 40 newer test files' },
+        { label: 'Jest' },
+      ],
+      freeText: true,
+      ...scenario.question,
+    });
+    const cancel = new CancellationTokenSource();
+    let answered: { answer: string; by: string } | undefined;
+    const elsewhere = scenario.answeredElsewhere;
+    const other = elsewhere
+      ? new Promise<void>((resolve) =>
+          setTimeout(() => {
+            answered ??= { answer: elsewhere.answer, by: 'client-2' };
+            resolve();
+          }, elsewhere.afterMs),
+        )
+      : new Promise<void>(() => undefined);
+    const mine = rpc
+      .sendRequest(Methods.QuestionRequest.method, request, cancel.token)
+      .then((result) => {
+        const { answer } = Methods.QuestionRequest.result.parse(result);
+        record.answers.push(answer);
+        answered ??= { answer, by: 'client-1' };
+      })
+      // Cancelled once another client answered (-32800).
+      .catch(() => undefined);
+    await Promise.race([mine, other]);
+    cancel.cancel();
+    const result = answered!;
+    await notify(Methods.QuestionResolved, {
+      ...base(),
+      toolCallId: 'call_q',
+      outcome: 'answered',
+      answer: result.answer,
+      answeredBy: result.by,
+    });
+    await notify(Methods.SessionState, { ...base(), state: 'running' });
+    await notify(Methods.TreeUpdate, {
+      ...base(),
+      nodes: [{ ...ask, status: 'done', resultPreview: result.answer, durationMs: 5 }],
+    });
+    await notify(Methods.ChatChunk, {
+      ...base(),
+      nodeId: turnId,
+      text: `Using ${result.answer}.`,
+    });
+    await notify(Methods.TreeUpdate, {
+      ...base(),
+      nodes: [{ ...turn, status: 'done', durationMs: 80 }],
+    });
+    const usage = { inputTokens: 10, outputTokens: 5 };
     await notify(Methods.SessionState, { ...base(), state: 'idle', stopReason: 'end_turn', usage });
   }
 }
