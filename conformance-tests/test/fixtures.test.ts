@@ -244,6 +244,33 @@ const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }
     mode: 'socket',
   },
   'question-timeout-unanswered': { check: 'daemon.questions.timeout', mode: 'socket' },
+  // Checkpoints (protocol 1.1).
+  'checkpoint-no-changes': { check: 'daemon.checkpoints.turn-changes', mode: 'socket' },
+  'checkpoint-changes-on-tool-node': { check: 'daemon.checkpoints.turn-changes', mode: 'socket' },
+  'checkpoint-changes-not-stored': { check: 'daemon.checkpoints.changes-stored', mode: 'socket' },
+  'checkpoint-restore-leaves-created': {
+    check: 'daemon.checkpoints.restore-files',
+    mode: 'socket',
+  },
+  'checkpoint-restore-ignores-conflict': {
+    check: 'daemon.checkpoints.restore-conflict',
+    mode: 'socket',
+  },
+  'checkpoint-restore-during-turn': { check: 'daemon.checkpoints.restore-busy', mode: 'socket' },
+  'checkpoint-restore-by-observer': {
+    check: 'daemon.checkpoints.restore-controller',
+    mode: 'socket',
+  },
+  'checkpoint-restore-unknown-turn-ok': {
+    check: 'daemon.checkpoints.restore-unknown-turn',
+    mode: 'socket',
+  },
+  'checkpoint-restore-follows-symlink': {
+    check: 'daemon.checkpoints.restore-confined',
+    mode: 'socket',
+  },
+  'checkpoint-diff-unknown-turn-ok': { check: 'daemon.checkpoints.diff', mode: 'socket' },
+  'checkpoint-diff-ignores-path': { check: 'daemon.checkpoints.diff', mode: 'socket' },
 };
 
 const CLIENT_DEFECTS: Record<string, string> = {

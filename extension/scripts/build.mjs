@@ -64,7 +64,12 @@ function copyDaemon() {
     execFileSync('npm', ['run', 'bundle', '-w', 'daemon'], { cwd: repo, stdio: 'inherit' });
   }
   const out = join(ext, 'dist', 'daemon');
-  cpSync(bundle, out, { recursive: true });
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  // Only the chunks arbor.js reaches: daemon/dist/bundle keeps older builds' chunks
+  // (a running daemon may still load them lazily), which the package must not ship.
+  for (const file of reachableChunks(bundle, 'arbor.js'))
+    cpSync(join(bundle, file), join(out, file));
   writeFileSync(
     join(out, 'package.json'),
     JSON.stringify({ name: 'arbor-daemon-bundle', private: true, type: 'module' }, null, 2),
@@ -107,4 +112,20 @@ function findPackage(name, fromDir) {
     if (parent === dir) return undefined;
     dir = parent;
   }
+}
+
+/** The bundle's files `entry` imports, statically or lazily, transitively (esbuild's `./chunk.js` names). */
+function reachableChunks(dir, entry) {
+  const seen = new Set([entry]);
+  const queue = [entry];
+  while (queue.length > 0) {
+    const source = readFileSync(join(dir, queue.shift()), 'utf8');
+    for (const [, name] of source.matchAll(/["']\.\/([\w.-]+\.js)["']/g)) {
+      if (!seen.has(name) && existsSync(join(dir, name))) {
+        seen.add(name);
+        queue.push(name);
+      }
+    }
+  }
+  return [...seen];
 }

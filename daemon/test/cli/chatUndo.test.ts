@@ -44,6 +44,7 @@ function workspace(): { dir: string; script: string } {
 }
 
 function chatArgs(dir: string, script: string, ...more: string[]): string[] {
+  const session = more.includes('--session') ? [] : ['--workspace', dir];
   return [
     '--provider',
     'scripted',
@@ -51,8 +52,7 @@ function chatArgs(dir: string, script: string, ...more: string[]): string[] {
     script,
     '--data-dir',
     `${dir}/data`,
-    '--workspace',
-    dir,
+    ...session,
     '--mode',
     'auto',
     ...more,
@@ -86,7 +86,7 @@ describe('arbor chat: changed files, /diff and /undo', function () {
     assert.match(output, /^\+open\(p, "utf-8"\)$/m);
     assert.ok(!SGR.test(output), 'no colour through a pipe');
     assert.match(output, /^Restore the files to before “Write the notes”\?$/m);
-    assert.match(output, /Restore\? \[y\/N\] /);
+    assert.match(output, /^Restore\? \[y\/N\] y$/m);
     assert.match(output, /^restored 2 files$/m);
     assert.equal(readFileSync(join(dir, 'io.py'), 'utf8'), 'open(p)\n');
     assert.ok(!existsSync(join(dir, 'notes', 'new.txt')), 'the added file is gone');
@@ -119,7 +119,10 @@ describe('arbor chat: changed files, /diff and /undo', function () {
     writeFileSync(join(dir, 'io.py'), 'edited by the user\n');
     run.type('/undo\ny\n');
     await run.waitFor(/Overwrite them too\? \[y\/N\] /);
-    assert.match(run.output(), /changed since this session last changed them; nothing was restored:\n {2}io\.py\n/);
+    assert.match(
+      run.output(),
+      /changed since this session last changed them; nothing was restored:\n {2}io\.py\n/,
+    );
     assert.equal(readFileSync(join(dir, 'io.py'), 'utf8'), 'edited by the user\n');
     assert.ok(existsSync(join(dir, 'notes', 'new.txt')), 'a conflict restores nothing');
     run.child.stdin!.end('y\n');

@@ -171,7 +171,7 @@ export class ChatController extends Disposable {
       turnId,
       ...(path !== undefined && { path }),
     });
-    await this.diffs.showUnified(path ?? `turn ${turnId}`, diff, truncated);
+    await this.diffs.showUnified(path ?? 'turn changes', diff, truncated);
   }
 
   /**

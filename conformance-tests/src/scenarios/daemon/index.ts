@@ -64,6 +64,12 @@ import {
   questionTimeout,
   questionTwoControllers,
 } from './questions.js';
+import {
+  checkpointBusy,
+  checkpointConfined,
+  checkpointConflict,
+  checkpointRestore,
+} from './checkpoints.js';
 import { scriptedProvider } from './scriptedProvider.js';
 import { structuredSubtasks, subtaskTools, subtasks } from './subtasks.js';
 import { budgetRules } from './budgetRules.js';
@@ -151,6 +157,10 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   questionResend,
   questionNoController,
   questionTimeout,
+  checkpointRestore,
+  checkpointConflict,
+  checkpointBusy,
+  checkpointConfined,
   toolsList,
   toolsCallable,
   scriptedProvider,

@@ -254,6 +254,8 @@ class ChatClient {
           print: (lines) => out.write(`${lines.join('\n')}\n`),
           confirm: async (question) => {
             const answer = await this.#input.prompt(question);
+            // A pipe does not echo: the answer goes on the question's line, so output reads alike.
+            if (!this.#input.isTTY) out.write(`${answer ?? ''}\n`);
             return /^\s*y(es)?\s*$/i.test(answer ?? '');
           },
         };

@@ -55,7 +55,9 @@ export function formatTurnChanges(changes: TurnChanges | undefined, style: Style
 export function colorDiff(diff: string, style: Style): string[] {
   const lines = diff.replace(/\n$/, '').split('\n');
   return lines.map((line) => {
-    if (/^(diff --git|index |--- |\+\+\+ |new file|deleted file|similarity|rename |Binary)/.test(line))
+    if (
+      /^(diff --git|index |--- |\+\+\+ |new file|deleted file|similarity|rename |Binary)/.test(line)
+    )
       return style.bold(line);
     if (line.startsWith('@@')) return style.cyan(line);
     if (line.startsWith('+')) return style.green(line);
@@ -176,7 +178,8 @@ export async function runUndoCommand(
   io: CommandIo,
 ): Promise<void> {
   const { style } = io;
-  if (Number.isNaN(n)) return io.print([`usage: ${UNDO_COMMAND} [n]  (n: how many changed turns back)`]);
+  if (Number.isNaN(n))
+    return io.print([`usage: ${UNDO_COMMAND} [n]  (n: how many changed turns back)`]);
   if (!available(client)) return io.print(['this daemon keeps no checkpoints; nothing to undo']);
   const target = await log.nth(client, view, n);
   if (!target) return io.print([nothing(log)]);
@@ -203,7 +206,9 @@ export async function runUndoCommand(
     const conflict = conflictOf(error);
     if (!conflict) return io.print([restoreError(error)]);
     io.print([
-      style.yellow('These files changed since this session last changed them; nothing was restored:'),
+      style.yellow(
+        'These files changed since this session last changed them; nothing was restored:',
+      ),
       ...conflict.map((path) => `  ${path}`),
     ]);
     if (!(await io.confirm('Overwrite them too? [y/N] '))) return io.print(['nothing restored']);
@@ -225,7 +230,8 @@ export async function runDiffCommand(
   n: number,
   io: CommandIo,
 ): Promise<void> {
-  if (Number.isNaN(n)) return io.print([`usage: ${DIFF_COMMAND} [n]  (n: how many changed turns back)`]);
+  if (Number.isNaN(n))
+    return io.print([`usage: ${DIFF_COMMAND} [n]  (n: how many changed turns back)`]);
   if (!available(client)) return io.print(['this daemon keeps no checkpoints; no diff to show']);
   const target = await log.nth(client, view, n);
   if (!target) return io.print([nothing(log)]);
