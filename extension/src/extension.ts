@@ -6,7 +6,7 @@
  * ESM webview and tests, hence the `.cjs` extension.
  */
 import * as vscode from 'vscode';
-import type { InitializeResult } from '@arbor/protocol';
+import type { InitializeResult, ToolExecuteResult } from '@arbor/protocol';
 import { ChatController } from './chat/chatController.js';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chatViewProvider.js';
 import { ApiKeys } from './daemon/apiKeys.js';
@@ -22,6 +22,7 @@ class ArborExtension extends Disposable {
   readonly supervisor: DaemonSupervisor;
   readonly controller: ChatController;
   readonly chatView: ChatViewProvider;
+  readonly tools: EditorTools;
   /** The daemon's answer to the last `initialize` (for the exported API). */
   lastInit: InitializeResult | undefined;
 
@@ -29,7 +30,7 @@ class ArborExtension extends Disposable {
     super();
     this.apiKeys = new ApiKeys(context.secrets);
     const diffs = this._register(new DiffDocuments());
-    const tools = new EditorTools(diffs);
+    const tools = (this.tools = new EditorTools(diffs));
     this.supervisor = this._register(
       new DaemonSupervisor(
         context.extensionUri,
@@ -120,6 +121,15 @@ export interface ArborApi {
   connection():
     | { serverName: string; protocolVersion: number; clientTools: boolean; declaredTools: string[] }
     | undefined;
+  /**
+   * Runs an editor tool as the daemon's `tool/execute` would, without the
+   * daemon (so without its permission gate): for the extension-host tests.
+   */
+  executeEditorTool(
+    name: string,
+    args: Record<string, unknown>,
+    token?: { readonly isCancellationRequested: boolean },
+  ): Promise<ToolExecuteResult>;
 }
 
 export function activate(context: vscode.ExtensionContext): ArborApi {
@@ -136,6 +146,10 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
         clientTools: init.capabilities.clientTools !== undefined,
         declaredTools: EDITOR_TOOLS.map((t) => t.name),
       };
+    },
+    executeEditorTool: async (name, args, token = { isCancellationRequested: false }) => {
+      if (!extension) throw new Error('Arbor is not active.');
+      return extension.tools.execute({ sessionId: '', toolCallId: '', name, args }, token);
     },
   };
 }

@@ -503,9 +503,18 @@ export class WorkspaceCheckpoints {
     }
     const { expected, force } = parsed.data;
     await this.verify(to, expected);
-    const paths = [...new Set(request.paths.map(normalizeRelativePath))];
-    // Every path is checked before anything is read or written.
-    for (const path of paths) checkConfined(this.root, path);
+    // Every path is checked before anything is read or written. One that now leads out of
+    // the workspace (a directory swapped for a link) fails alone; the others are restored.
+    const refused: RestoreFailure[] = [];
+    const paths = [...new Set(request.paths.map(normalizeRelativePath))].filter((path) => {
+      try {
+        checkConfined(this.root, path);
+        return true;
+      } catch (error) {
+        refused.push({ path, reason: toCheckpointError(error, `restoring ${path}`).message });
+        return false;
+      }
+    });
     const requested = new Set(paths);
 
     const [target, recorded, skippedTo, skippedExpected] = await Promise.all([
@@ -544,7 +553,7 @@ export class WorkspaceCheckpoints {
       }),
     );
     const restored: string[] = [];
-    const failed: RestoreFailure[] = [];
+    const failed: RestoreFailure[] = [...refused];
     for (const path of restorable) {
       const entry = target.get(path);
       try {

@@ -394,19 +394,30 @@ describe('workspace checkpoints', () => {
       writeFileSync(join(outside, 'x.txt'), 'outside\n');
     });
 
-    it('refuses a path whose directory was swapped for a link to outside, changing nothing', async () => {
+    it('a path whose directory was swapped for a link to outside fails alone; nothing is written outside', async () => {
       write('sub/x.txt', 'inside\n');
+      write('top.txt', 'v1\n');
       const ckpt = await open();
       const before = (await ckpt.snapshot('before')).id;
       rmSync(join(ws, 'sub'), { recursive: true });
+      write('top.txt', 'v2\n');
       const after = (await ckpt.snapshot('after')).id;
       symlinkSync(outside, join(ws, 'sub'));
       for (const force of [false, true]) {
-        await rejectsWith(
-          ckpt.restore(before, { paths: ['sub/x.txt'], expected: after, force }),
-          'unsafe-path',
+        const result = await ckpt.restore(before, {
+          paths: ['sub/x.txt', 'top.txt'],
+          expected: after,
+          force,
+        });
+        assert.equal(result.ok, true);
+        assert.ok(result.ok);
+        assert.deepEqual(result.restored, ['top.txt']);
+        assert.deepEqual(
+          result.failed.map((f) => f.path),
+          ['sub/x.txt'],
         );
       }
+      assert.equal(read('top.txt').toString(), 'v1\n');
       assert.equal(readFileSync(join(outside, 'x.txt'), 'utf8'), 'outside\n');
       assert.deepEqual(readdirSync(outside), ['x.txt']);
     });

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { ClientToolDeclaration, ToolExecuteParams, ToolExecuteResult } from '@arbor/protocol';
 import { DiffDocuments } from './diffDocuments.js';
+import { runVscodeTask, TASK_WAIT_MINUTES, type ToolToken } from './vscodeTasks.js';
 import { proposedEdit, resolveInWorkspace } from './workspacePaths.js';
 
 export const EDITOR_TOOLS: readonly ClientToolDeclaration[] = [
@@ -58,6 +59,29 @@ export const EDITOR_TOOLS: readonly ClientToolDeclaration[] = [
       additionalProperties: false,
     },
   },
+  {
+    name: 'run_vscode_task',
+    category: 'execute',
+    description: [
+      "Runs one of the workspace's VS Code tasks: those in .vscode/tasks.json and those extensions contribute (npm scripts, tsc builds, …), as the user's \"Run Task\" does.",
+      'Prefer it over run_command and run_task for the build, test or lint the project configured as VS Code tasks: it runs them with their configured command, options and environment, and their problem matchers feed get_diagnostics (call it after the task ends).',
+      `Waits for the task to end (at most ${TASK_WAIT_MINUTES} minutes) and returns its exit code; a non-zero exit code is an error result. A background (watch) task returns once started and keeps running.`,
+      "The task's output stays in VS Code's terminal panel and is not returned: use run_command when you need to read the output.",
+      'An unknown name returns the list of available tasks.',
+    ].join(' '),
+    inputSchema: {
+      type: 'object',
+      properties: {
+        name: {
+          type: 'string',
+          description:
+            'The task\'s label (e.g. "build"), or "<source>: <label>" (e.g. "npm: test"), or "<workspace folder>: <label>"',
+        },
+      },
+      required: ['name'],
+      additionalProperties: false,
+    },
+  },
 ];
 
 const MAX_DIAGNOSTICS = 200;
@@ -65,12 +89,11 @@ const MAX_DIAGNOSTICS = 200;
 export class EditorTools {
   constructor(private readonly diffs: DiffDocuments) {}
 
-  async execute(
-    params: ToolExecuteParams,
-    token: vscode.CancellationToken | { isCancellationRequested: boolean },
-  ): Promise<ToolExecuteResult> {
+  async execute(params: ToolExecuteParams, token: ToolToken): Promise<ToolExecuteResult> {
     try {
-      const content = await this.#run(params.name, (params.args ?? {}) as Record<string, unknown>);
+      const args = (params.args ?? {}) as Record<string, unknown>;
+      if (params.name === 'run_vscode_task') return await runVscodeTask(args, token);
+      const content = await this.#run(params.name, args);
       if (token.isCancellationRequested) return { content: 'Cancelled', isError: true };
       return { content };
     } catch (error) {
