@@ -149,7 +149,10 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     },
     executeEditorTool: async (name, args, token = { isCancellationRequested: false }) => {
       if (!extension) throw new Error('Arbor is not active.');
-      return extension.tools.execute({ sessionId: '', toolCallId: '', name, args }, token);
+      return extension.tools.execute(
+        { sessionId: 'test', turnId: 'test', nodeId: 'test', toolCallId: 'test', name, args },
+        token,
+      );
     },
   };
 }

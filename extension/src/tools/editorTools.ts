@@ -63,7 +63,7 @@ export const EDITOR_TOOLS: readonly ClientToolDeclaration[] = [
     name: 'run_vscode_task',
     category: 'execute',
     description: [
-      "Runs one of the workspace's VS Code tasks: those in .vscode/tasks.json and those extensions contribute (npm scripts, tsc builds, …), as the user's \"Run Task\" does.",
+      'Runs one of the workspace\'s VS Code tasks: those in .vscode/tasks.json and those extensions contribute (npm scripts, tsc builds, …), as the user\'s "Run Task" does.',
       'Prefer it over run_command and run_task for the build, test or lint the project configured as VS Code tasks: it runs them with their configured command, options and environment, and their problem matchers feed get_diagnostics (call it after the task ends).',
       `Waits for the task to end (at most ${TASK_WAIT_MINUTES} minutes) and returns its exit code; a non-zero exit code is an error result. A background (watch) task returns once started and keeps running.`,
       "The task's output stays in VS Code's terminal panel and is not returned: use run_command when you need to read the output.",

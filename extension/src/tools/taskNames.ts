@@ -35,7 +35,8 @@ export function qualifiedName(task: TaskInfo): string {
 export function findTask<T extends TaskInfo>(tasks: readonly T[], wanted: string): TaskMatch<T> {
   const name = wanted.trim();
   let candidates = tasks.filter(
-    (t) => qualifiedName(t) === name || (t.folder !== undefined && `${t.folder}: ${t.name}` === name),
+    (t) =>
+      qualifiedName(t) === name || (t.folder !== undefined && `${t.folder}: ${t.name}` === name),
   );
   if (candidates.length === 0) candidates = tasks.filter((t) => t.name === name);
   if (candidates.length > 1) {

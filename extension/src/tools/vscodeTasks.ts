@@ -115,13 +115,10 @@ export async function runVscodeTask(
           resolve({ kind: 'cancelled' });
         }
       }, 500);
-      const limit = setTimeout(
-        () => {
-          started.terminate();
-          resolve({ kind: 'timedOut', minutes: waitMinutes });
-        },
-        waitMinutes * 60_000,
-      );
+      const limit = setTimeout(() => {
+        started.terminate();
+        resolve({ kind: 'timedOut', minutes: waitMinutes });
+      }, waitMinutes * 60_000);
       disposables.push({
         dispose: () => {
           clearInterval(poll);

@@ -238,6 +238,25 @@ function prepare(name) {
   mkdirSync(join(userData, 'User'), { recursive: true });
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(join(workspace, 'hello.txt'), 'hello\n');
+  // VS Code tasks for run_vscode_task (test/host/editorTools.test.ts).
+  mkdirSync(join(workspace, '.vscode'));
+  const task = (label, command) => ({ label, type: 'shell', command, problemMatcher: [] });
+  writeFileSync(
+    join(workspace, '.vscode', 'tasks.json'),
+    JSON.stringify(
+      {
+        version: '2.0.0',
+        tasks: [
+          task('write-marker', 'echo ran > task-ran.txt'),
+          task('fail-with-3', 'exit 3'),
+          task('sleep-long', 'sleep 120'),
+          { ...task('watch-long', 'sleep 120'), isBackground: true },
+        ],
+      },
+      null,
+      2,
+    ),
+  );
   const script = join(root, 'ui.script.json');
   cpSync(join(here, 'ui.script.json'), script);
   const settings = {

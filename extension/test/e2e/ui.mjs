@@ -328,7 +328,6 @@ export async function runUiTest(o) {
           rows.length === 1 && rows[0] === 'A notes/new.txt +1 −0',
           `changed files: ${JSON.stringify(rows)}`,
         );
-        await summary.scrollIntoViewIfNeeded();
         // The file's diff (checkpoint/diff) opens beside as a read-only diff document.
         await summary.locator('.change-open').first().click();
         await page
