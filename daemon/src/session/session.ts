@@ -227,6 +227,7 @@ export class Session {
       },
     };
     if (outcome.replay === 'snapshot') {
+      const pendingQuestions = this.questions.pending();
       outcome.snapshot = {
         ...(this.running && {
           turnId: this.running.turnId,
@@ -235,7 +236,7 @@ export class Session {
           parts: this.liveTranscript.parts,
         }),
         pendingApprovals: this.approvals.pending(),
-        ...(this.questions.pending().length > 0 && { pendingQuestions: this.questions.pending() }),
+        ...(pendingQuestions.length > 0 && { pendingQuestions }),
       };
     }
     return outcome;

@@ -152,7 +152,8 @@ export async function until(condition: () => boolean, timeoutMs: number): Promis
 const call = (id: string, tool = WRITE_TOOL.name, n = 1): JsonObject => ({
   toolCalls: [{ id, name: tool, arguments: { n } }],
 });
-const script = (...replies: JsonObject[]): JsonObject => ({ '*': replies });
+/** A script whose every message gets these replies, in order. */
+export const script = (...replies: JsonObject[]): JsonObject => ({ '*': replies });
 
 export async function attach(
   ctx: DaemonContext,
@@ -214,7 +215,8 @@ const resolvedOf = (events: Note[], toolCallId: string): Note[] =>
     (e) => e.method === Methods.ApprovalResolved.method && e.params.toolCallId === toolCallId,
   );
 
-const show = (value: unknown): string => JSON.stringify(value)?.slice(0, 300) ?? 'missing';
+/** A value in a failure message, cut short. */
+export const show = (value: unknown): string => JSON.stringify(value)?.slice(0, 300) ?? 'missing';
 
 /** Waits for the first tool/approvalRequest to `c`; fails ask-controllers and aborts without one. */
 async function firstAsk(ctx: DaemonContext, c: Client): Promise<Asked> {

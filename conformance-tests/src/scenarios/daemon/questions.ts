@@ -37,6 +37,8 @@ import {
   finalView,
   isCancelOf,
   requestIndex,
+  script,
+  show,
   until,
   untilCancelled,
 } from './approvals.js';
@@ -88,9 +90,7 @@ const ask = (id: string, extra: JsonObject = {}, delayMs?: number): JsonObject =
   ],
   ...(delayMs === undefined ? {} : { delayMs }),
 });
-const script = (...replies: JsonObject[]): JsonObject => ({ '*': replies });
 
-/** Never answers: -32800 once cancelled (or after `waitMs`, `fallback` if given). */
 const isResolvedOf =
   (toolCallId: string) =>
   (m: Incoming): boolean => {
@@ -106,8 +106,6 @@ const resolvedOf = (events: Note[], toolCallId: string): Note[] =>
   events.filter(
     (e) => e.method === Methods.QuestionResolved.method && e.params.toolCallId === toolCallId,
   );
-
-const show = (value: unknown): string => JSON.stringify(value)?.slice(0, 300) ?? 'missing';
 
 /** Waits for the first tool/question to `c`; fails ask-controllers and aborts without one. */
 async function firstAsk(ctx: DaemonContext, c: Asker): Promise<Asked> {
