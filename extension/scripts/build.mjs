@@ -2,6 +2,7 @@
 // the webview bundle (an IIFE for the browser) and its static assets.
 //   node scripts/build.mjs            development build (sourcemaps)
 //   node scripts/build.mjs --daemon   production build + the daemon and its runtime packages in dist/daemon
+//   node scripts/build.mjs --daemon-into DIR   only the daemon, as the .vsix ships it, into DIR (tests)
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,12 @@ const production = process.argv.includes('--daemon');
 const require = createRequire(join(ext, 'package.json'));
 /** Install-time helpers of the daemon's runtime packages; never loaded at run time. */
 const INSTALL_ONLY = new Set(['prebuild-install', 'node-gyp', 'node-gyp-build-optional-packages']);
+
+const daemonInto = process.argv.indexOf('--daemon-into');
+if (daemonInto !== -1) {
+  copyDaemon(resolve(process.argv[daemonInto + 1] ?? ''));
+  process.exit(0);
+}
 
 rmSync(join(ext, 'dist'), { recursive: true, force: true });
 mkdirSync(join(ext, 'dist', 'webview'), { recursive: true });
@@ -50,7 +57,7 @@ const codicons = dirname(require.resolve('@vscode/codicons/dist/codicon.css'));
 cpSync(join(codicons, 'codicon.css'), join(ext, 'dist', 'webview', 'codicon.css'));
 cpSync(join(codicons, 'codicon.ttf'), join(ext, 'dist', 'webview', 'codicon.ttf'));
 
-if (production) copyDaemon();
+if (production) copyDaemon(join(ext, 'dist', 'daemon'));
 console.log(`built extension${production ? ' + daemon' : ''} into ${join(ext, 'dist')}`);
 
 /**
@@ -58,12 +65,11 @@ console.log(`built extension${production ? ' + daemon' : ''} into ${join(ext, 'd
  * the bundle leaves external (native better-sqlite3, the provider SDKs,
  * chokidar) with their dependency closure, in dist/daemon/node_modules.
  */
-function copyDaemon() {
+function copyDaemon(out) {
   const bundle = join(repo, 'daemon', 'dist', 'bundle');
   if (!existsSync(join(bundle, 'arbor.js'))) {
     execFileSync('npm', ['run', 'bundle', '-w', 'daemon'], { cwd: repo, stdio: 'inherit' });
   }
-  const out = join(ext, 'dist', 'daemon');
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   // Only the chunks arbor.js reaches: daemon/dist/bundle keeps older builds' chunks
@@ -74,23 +80,24 @@ function copyDaemon() {
     join(out, 'package.json'),
     JSON.stringify({ name: 'arbor-daemon-bundle', private: true, type: 'module' }, null, 2),
   );
-  const daemonPkg = JSON.parse(readFileSync(join(repo, 'daemon', 'package.json'), 'utf8'));
-  const bundleScript = daemonPkg.scripts.bundle;
-  const externals = [...bundleScript.matchAll(/--external:([^\s"]+)/g)].map((m) => m[1]);
+  const externals = daemonExternals();
   const copied = new Set();
   const copy = (name, fromDir) => {
     if (copied.has(name)) return;
     const dir = findPackage(name, fromDir);
     if (!dir) throw new Error(`daemon runtime package ${name} is not installed`);
     copied.add(name);
+    // Other packages' build/ is their JavaScript (@opentelemetry/api's build/src).
+    const native = existsSync(join(dir, 'binding.gyp'));
     cpSync(dir, join(out, 'node_modules', name), {
       recursive: true,
       dereference: true,
       // Sources and build intermediates of native addons are not needed at run time.
       filter: (src) =>
+        src === dir ||
         (!/[\\/](deps|src|test|docs|node_modules)([\\/]|$)/.test(src.slice(dir.length)) &&
-          !/\.(ts|map|md)$/.test(src.replace(/\.d\.ts$/, '.ts'))) ||
-        src === dir,
+          !/\.(ts|map|md)$/.test(src.replace(/\.d\.ts$/, '.ts')) &&
+          (!native || isRuntimeBuildFile(src.slice(dir.length)))),
     });
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies })) {
@@ -101,6 +108,43 @@ function copyDaemon() {
   };
   for (const name of externals) copy(name, join(repo, 'daemon'));
   console.log(`daemon: bundle + ${copied.size} runtime packages (${[...copied].join(', ')})`);
+}
+
+/**
+ * The packages the daemon bundle leaves external, as its bundle step names
+ * them (daemon/scripts/bundle.mjs, or the esbuild flags of an older
+ * `bundle` script). None found means the .vsix would ship a daemon without
+ * its SQLite binding: fail the build instead.
+ */
+function daemonExternals() {
+  const script = join(repo, 'daemon', 'scripts', 'bundle.mjs');
+  const listed = existsSync(script)
+    ? /external:\s*\[([^\]]*)\]/.exec(readFileSync(script, 'utf8'))?.[1]
+    : undefined;
+  const names = listed
+    ? [...listed.matchAll(/'([^']+)'|"([^"]+)"/g)].map((m) => m[1] ?? m[2])
+    : [
+        ...JSON.parse(
+          readFileSync(join(repo, 'daemon', 'package.json'), 'utf8'),
+        ).scripts.bundle.matchAll(/--external:([^\s"]+)/g),
+      ].map((m) => m[1]);
+  if (!names.includes('better-sqlite3'))
+    throw new Error(
+      `the daemon's bundle step names no better-sqlite3 among its externals (${names})`,
+    );
+  return names;
+}
+
+/**
+ * Of a native addon's node-gyp `build/` folder only the addon itself loads
+ * (build/Release/<name>.node, as `bindings` finds it): objects, the static
+ * SQLite library and its amalgamated source were 17 MB of the package.
+ */
+function isRuntimeBuildFile(relative) {
+  const path = relative.split(/[\\/]/).filter(Boolean);
+  if (path[0] !== 'build') return true;
+  if (path.length === 1 || (path.length === 2 && path[1] === 'Release')) return true;
+  return path.length === 3 && path[1] === 'Release' && /^(?!test_).*\.node$/.test(path[2]);
 }
 
 function findPackage(name, fromDir) {

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import type { InitializeResult, ToolExecuteResult } from '@arbor/protocol';
 import { ChatController } from './chat/chatController.js';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chat/chatViewProvider.js';
+import { EditorCommands } from './commands/editorCommands.js';
 import { ApiKeys } from './daemon/apiKeys.js';
 import { DaemonSupervisor } from './daemon/daemonSupervisor.js';
 import { ArborStatusBar } from './status/statusBar.js';
@@ -85,6 +86,7 @@ class ArborExtension extends Disposable {
     command('arbor.showLogs', () => this.output.show(true));
     command('arbor.showToolServers', () => this.controller.showToolServers());
     command('arbor.restartDaemon', () => this.supervisor.restart());
+    this._register(new EditorCommands(this.controller, this.chatView));
     // For tests and other extensions: which session the chat shows.
     command('arbor.internal.currentSession', () => this.controller.currentSessionId);
 
@@ -121,6 +123,10 @@ export interface ArborApi {
   connection():
     | { serverName: string; protocolVersion: number; clientTools: boolean; declaredTools: string[] }
     | undefined;
+  /** The daemon connection's state and, when failed or restarting, the sentence the user is shown. */
+  connectionState(): { status: string; message?: string };
+  /** The spawned daemon's process id, for tests that make it crash. */
+  daemonPid(): number | undefined;
   /**
    * Runs an editor tool as the daemon's `tool/execute` would, without the
    * daemon (so without its permission gate): for the extension-host tests.
@@ -147,6 +153,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
         declaredTools: EDITOR_TOOLS.map((t) => t.name),
       };
     },
+    connectionState: () => ({ ...(extension?.supervisor.state ?? { status: 'stopped' }) }),
+    daemonPid: () => extension?.supervisor.pid,
     executeEditorTool: async (name, args, token = { isCancellationRequested: false }) => {
       if (!extension) throw new Error('Arbor is not active.');
       return extension.tools.execute(

@@ -14,16 +14,36 @@ interface VsCodeApi {
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
+/** What the webview keeps across a reload: the draft, and which cards the user opened or closed. */
+interface SavedState {
+  draft?: string;
+  expanded?: [string, boolean][];
+}
+/** Enough for the cards of many turns; the oldest choices go first. */
+const MAX_EXPANDED = 2000;
+
 const vscode = acquireVsCodeApi();
+const saved = (vscode.getState() ?? {}) as SavedState;
+const expanded = new Map<string, boolean>(Array.isArray(saved.expanded) ? saved.expanded : []);
 const model = new ChatModel();
 const post = (message: WebviewMessage): void => vscode.postMessage(message);
-const view = new ChatView(model, post);
+const view = new ChatView(model, post, {
+  get: (key) => expanded.get(key),
+  set: (key, value) => {
+    expanded.delete(key);
+    expanded.set(key, value);
+    if (expanded.size > MAX_EXPANDED) expanded.delete(expanded.keys().next().value!);
+    save();
+  },
+});
 document.body.append(view.root);
 
-const saved = vscode.getState() as { draft?: string } | undefined;
-if (saved?.draft) view.draft = saved.draft;
-window.addEventListener('pagehide', () => vscode.setState({ draft: view.draft }));
-document.addEventListener('input', () => vscode.setState({ draft: view.draft }));
+function save(): void {
+  vscode.setState({ draft: view.draft, expanded: [...expanded] } satisfies SavedState);
+}
+if (saved.draft) view.draft = saved.draft;
+window.addEventListener('pagehide', save);
+document.addEventListener('input', save);
 
 let scheduled = false;
 function schedule(): void {

@@ -25,7 +25,7 @@ import type { CheckpointAccess, HostMessage, WebviewMessage } from '../shared/me
 import type { DiffDocuments } from '../tools/diffDocuments.js';
 import { Disposable } from '../util/disposable.js';
 import { restoreTurn } from './checkpointRestore.js';
-import { bridgeSessionView, sessionMessage } from './sessionBridge.js';
+import { bridgeSessionView, interruptionMessages, sessionMessage } from './sessionBridge.js';
 import { toolServerItems } from '../toolServers/toolServerItems.js';
 
 export interface ChatStatus {
@@ -62,6 +62,7 @@ export class ChatController extends Disposable {
     super();
     this._register(supervisor.onDidChangeState((state) => this.#onConnectionState(state)));
     this._register(supervisor.onDidConnect(({ client }) => void this.#onConnected(client)));
+    this._register(supervisor.onDidDisconnect(({ reason }) => this.#onDaemonLost(reason)));
   }
 
   /** Called by the supervisor with a fresh client, before `initialize`. */
@@ -88,6 +89,7 @@ export class ChatController extends Disposable {
         case 'ready':
           return await this.#sendEverything();
         case 'send':
+        case 'retry':
           return await this.send(message.text);
         case 'cancel':
           return await this.cancel();
@@ -401,6 +403,17 @@ export class ChatController extends Disposable {
   }
 
   // ---- connection -------------------------------------------------------
+
+  /**
+   * The daemon died or went away (owned by the daemon supervisor's helper):
+   * a running turn ends in the view now, with the reason, its open approvals
+   * and questions closed. Fires while the view is still bound, before the
+   * connection state changes and unbinds it.
+   */
+  #onDaemonLost(reason: string): void {
+    if (!this.#view) return;
+    for (const message of interruptionMessages(this.#view, reason)) this.#post(message);
+  }
 
   #onConnectionState(state: ConnectionState): void {
     this.#post({

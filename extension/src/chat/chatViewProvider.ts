@@ -13,6 +13,10 @@ export const CHAT_VIEW_ID = 'arbor.chat';
 
 export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider {
   #view: vscode.WebviewView | undefined;
+  /** The webview's script said `ready` and has the full state. */
+  #ready = false;
+  /** For postWhenReady: sent once the (revealed) webview is ready. */
+  #queued: HostMessage[] = [];
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -28,8 +32,18 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     void this.#view?.webview.postMessage(message);
   }
 
+  /**
+   * Posts now if the webview is up, else right after it loads and got the
+   * full state (a message posted before would be lost or overwritten).
+   */
+  postWhenReady(message: HostMessage): void {
+    if (this.#view && this.#ready) this.post(message);
+    else this.#queued.push(message);
+  }
+
   resolveWebviewView(view: vscode.WebviewView): void {
     this.#view = view;
+    this.#ready = false;
     const assets = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
     view.webview.options = { enableScripts: true, localResourceRoots: [assets] };
     view.webview.html = renderHtml(view.webview, assets);
@@ -39,11 +53,18 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         this.output.appendLine(`[webview] ignored an invalid message: ${parsed.error}`);
         return;
       }
-      void this.controller.handle(parsed.value);
+      void this.controller.handle(parsed.value).then(() => {
+        if (parsed.value.type !== 'ready') return;
+        this.#ready = true;
+        for (const message of this.#queued.splice(0)) this.post(message);
+      });
     });
     view.onDidDispose(() => {
       sub.dispose();
-      if (this.#view === view) this.#view = undefined;
+      if (this.#view === view) {
+        this.#view = undefined;
+        this.#ready = false;
+      }
     });
   }
 

@@ -245,3 +245,31 @@ export function bridgeSessionView(
   ];
   return { dispose: () => subs.forEach((s) => s.dispose()) };
 }
+
+/**
+ * What the webview needs when the daemon is lost during a turn (it crashed,
+ * or an attached daemon went away): every open approval and question closes
+ * (nothing can answer them any more), then the turn ends as interrupted with
+ * `reason` instead of looking busy until a daemon comes back. Nothing when no
+ * turn is running.
+ */
+export function interruptionMessages(view: SessionView, reason: string): HostMessage[] {
+  const turnId = view.turnId;
+  if (turnId === undefined || view.state === 'idle') return [];
+  return [
+    ...view.approvals.pending().map(({ request }): HostMessage => ({
+      type: 'approvalRemoved',
+      turnId: request.turnId,
+      toolCallId: request.toolCallId,
+      outcome: 'cancelled',
+    })),
+    ...view.questions.pending().map(({ request }): HostMessage => ({
+      type: 'questionRemoved',
+      turnId: request.turnId,
+      toolCallId: request.toolCallId,
+      end: { kind: 'cancelled' },
+    })),
+    // The view ends the reason with its own full stop.
+    { type: 'turnInterrupted', turnId, reason: reason.replace(/\.$/, '') },
+  ];
+}

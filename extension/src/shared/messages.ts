@@ -202,6 +202,18 @@ const hostMessages = [
   }),
   /** Commands run from VS Code that act inside the view. */
   z.object({ type: z.literal('focusComposer') }),
+  /** Editor commands (Add Selection to Chat, ...): `text` goes at the end of the composer, which takes focus. */
+  z.object({ type: z.literal('composerInsert'), text: z.string().min(1).max(200_000) }),
+  /**
+   * The daemon died (or an attached daemon went away) during a turn: the view
+   * keeps what the turn showed, marks it interrupted with `reason` and offers
+   * Retry. Without `turnId`, the running turn.
+   */
+  z.object({
+    type: z.literal('turnInterrupted'),
+    turnId: IdString.optional(),
+    reason: z.string().max(2000),
+  }),
 ] as const;
 
 export const HostMessage = z.discriminatedUnion('type', hostMessages);
@@ -212,6 +224,8 @@ export const WebviewMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('send'), text: z.string().min(1).max(200_000) }),
   z.object({ type: z.literal('cancel') }),
+  /** Retry of an interrupted turn: its prompt, sent again as a new turn. */
+  z.object({ type: z.literal('retry'), turnId: IdString, text: z.string().min(1).max(200_000) }),
   z.object({ type: z.literal('setMode'), mode: PermissionMode }),
   z.object({ type: z.literal('setModel'), model: z.string().min(1).max(500) }),
   z.object({

@@ -154,6 +154,7 @@ try {
     const { steps, finished } = await runUiTest({
       url,
       workspace: env.workspace,
+      dataDir: env.dataDir,
       shots: SHOTS,
       chromium: CHROMIUM,
       log,
@@ -264,7 +265,7 @@ function prepare(name) {
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
   };
   writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
-  return { workspace, userData };
+  return { workspace, userData, dataDir };
 }
 
 async function freePort() {

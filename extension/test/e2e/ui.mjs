@@ -2,7 +2,7 @@
 // in Debian's headless Chromium, driven with playwright-core. The extension's
 // daemon runs on the scripted provider with test/e2e/ui.script.json, so every
 // turn has a known shape. Each step throws on failure; run.mjs owns the verdict.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { format } from 'node:util';
@@ -174,8 +174,24 @@ async function waitStatus(turn, status, timeout = 60_000) {
   }
 }
 
+/** The pid of the daemon the extension spawned on `dataDir` (its command line names the dir). */
+function daemonPid(dataDir) {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let args;
+    try {
+      args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const at = args.indexOf('--data-dir');
+    if (args.includes('daemon') && at !== -1 && args[at + 1] === dataDir) return Number(entry);
+  }
+  return undefined;
+}
+
 /**
- * @param {{ url: string, workspace: string, shots: string, chromium: string, log: (s: string) => void }} o
+ * @param {{ url: string, workspace: string, dataDir: string, shots: string, chromium: string, log: (s: string) => void }} o
  * @returns {Promise<{ steps: { name: string, ok: boolean, note?: string }[], finished: boolean }>}
  */
 export async function runUiTest(o) {
@@ -216,6 +232,77 @@ export async function runUiTest(o) {
       await shot('01-view');
     });
 
+    await step(
+      '"Add Selection to Chat" puts the file, line and text into the composer',
+      async () => {
+        await page.keyboard.press('Control+P');
+        const quickOpen = page.locator('.quick-input-widget input[type="text"]').first();
+        await quickOpen.fill('hello.txt');
+        await page
+          .locator('.quick-input-list .monaco-list-row', { hasText: 'hello.txt' })
+          .first()
+          .waitFor({ timeout: 10_000 });
+        await page.keyboard.press('Enter');
+        const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
+        await editor.click();
+        await page.keyboard.press('Control+A');
+        await runCommand(page, 'Arbor: Add Selection to Chat');
+        const input = chat.locator('.composer-input');
+        const end = Date.now() + 10_000;
+        let draft = '';
+        while (!(draft = await input.inputValue()).includes('hello.txt')) {
+          if (Date.now() > end) throw new Error(`composer holds ${JSON.stringify(draft)}`);
+          await sleep(150);
+        }
+        check(
+          /^`hello\.txt` line 1:\n```plaintext\nhello[^\n]*\n```$/.test(draft),
+          `composer holds ${JSON.stringify(draft)}`,
+        );
+        await input.fill('');
+        // The survey below checks that open_file opens hello.txt.
+        await runCommand(page, 'View: Close All Editors');
+      },
+    );
+
+    await step('the daemon dies mid-turn: the turn ends interrupted with the reason', async () => {
+      const turn = await send(chat, 'Think for a long time');
+      const cancel = chat.locator('.cancel');
+      await cancel.waitFor({ state: 'visible', timeout: 10_000 });
+      const pid = daemonPid(o.dataDir);
+      check(pid !== undefined, `no daemon process on ${o.dataDir}`);
+      process.kill(pid, 'SIGKILL');
+      // Before the restarted daemon's copy of the session replaces it.
+      await turn
+        .locator('.turn-interrupted-reason', {
+          hasText: 'stopped unexpectedly (killed by SIGKILL)',
+        })
+        .waitFor({ timeout: 10_000 });
+      check((await turn.getAttribute('data-status')) === 'interrupted', 'turn is not interrupted');
+      await cancel.waitFor({ state: 'hidden', timeout: 10_000 });
+      await shot('05-daemon-lost');
+      // A new daemon starts by itself, and the chat goes on with it.
+      const end = Date.now() + 30_000;
+      for (let next = daemonPid(o.dataDir); next === undefined || next === pid;) {
+        if (Date.now() > end) throw new Error('no daemon was started again');
+        await sleep(200);
+        next = daemonPid(o.dataDir);
+      }
+      await chat.locator('.banner').waitFor({ state: 'hidden', timeout: 30_000 });
+      await sleep(1000); // the session is loaded again after the connection
+      const after = await send(chat, 'Are you back?');
+      await waitStatus(after, 'complete', 30_000);
+      check(
+        (await turn.getAttribute('data-status')) === 'interrupted',
+        'the interrupted turn changed its status after the restart',
+      );
+      // The steps below start from an empty chat (the reload step counts its turns).
+      await runCommand(page, 'Arbor: New Chat');
+      const fresh = Date.now() + 20_000;
+      while ((await chat.locator('.turn').count()) > 0) {
+        if (Date.now() > fresh) throw new Error('New Chat kept the turns');
+        await sleep(200);
+      }
+    });
     let surveyTurn;
     let surveyOutline;
     await step('send a message; nested tool-call cards; client tools run', async () => {
@@ -436,6 +523,7 @@ export async function runUiTest(o) {
       await shot('04-after-reload');
       return `${turnsBefore} turns`;
     });
+
     finished = true;
   } catch {
     // The failing step was recorded; fall through to the verdict.

@@ -169,4 +169,29 @@ describe('ChatModel (the webview state)', () => {
     assert.equal(model.mode, 'plan');
     assert.equal(model.sessionId, 'other');
   });
+
+  it('an interrupted turn keeps what it showed, offers Retry, and survives the reload of its session', () => {
+    const model = modelOf(
+      msg.session(),
+      msg.turnStarted('t1', 'fix the bug'),
+      msg.running('t1'),
+      msg.tree('t1', node('t1', null), node('r', 't1', { status: 'running' })),
+      msg.text('t1', 't1', 'Looking at the code.'),
+      msg.approval({ turnId: 't1', toolCallId: 'c1', nodeId: 'r' }),
+    );
+    model.apply({ type: 'turnInterrupted', reason: 'The Arbor daemon stopped unexpectedly.' });
+    const turn = model.turns.get('t1')!;
+    assert.equal(turn.status, 'interrupted');
+    assert.equal(turn.error, 'The Arbor daemon stopped unexpectedly.');
+    assert.equal(model.running, false);
+    assert.equal(model.approvals.size, 0, 'nobody can answer it any more');
+    assert.equal(model.retryable(), turn);
+    // The restarted daemon stored nothing of the turn: what was shown stays.
+    model.apply(msg.session({ turns: [] }));
+    assert.equal(model.turns.get('t1')?.tree.get('r')?.status, 'running');
+    assert.equal(model.answerOf(model.turns.get('t1')!), 'Looking at the code.');
+    // Another session does not inherit it.
+    model.apply(msg.session({ sessionId: 'other' }));
+    assert.equal(model.turns.size, 0);
+  });
 });

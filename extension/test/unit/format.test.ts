@@ -2,17 +2,37 @@ import assert from 'node:assert/strict';
 import {
   budgetText,
   canShowDiff,
-  expandedByDefault,
   formatCost,
   formatDuration,
+  formatWhen,
+  isErrorNode,
   nodeLabel,
+  prettyJson,
 } from '../../webview/model/format.js';
 import { node } from '../fixtures/builders.js';
 
 describe('presentation rules', () => {
-  it('collapse cards deeper than the turn level by default', () => {
-    assert.equal(expandedByDefault(node('a', 't', { depth: 0 })), true);
-    assert.equal(expandedByDefault(node('b', 'a', { depth: 1 })), false);
+  it('a denied, blocked or cancelled call is not an error, though it tells the model so', () => {
+    assert.equal(isErrorNode(node('a', 't', { status: 'denied', isError: true })), false);
+    assert.equal(isErrorNode(node('a', 't', { status: 'blocked', isError: true })), false);
+    assert.equal(isErrorNode(node('a', 't', { status: 'error' })), true);
+    assert.equal(isErrorNode(node('a', 't', { status: 'done', isError: true })), true);
+  });
+  it('pretty-print whole JSON previews and leave other text alone', () => {
+    assert.equal(prettyJson('{"path":"a.ts","n":1}'), '{\n  "path": "a.ts",\n  "n": 1\n}');
+    assert.equal(
+      prettyJson('{"path":"a.ts","content":"cut sh'),
+      '{"path":"a.ts","content":"cut sh',
+    );
+    assert.equal(prettyJson('exit code 1\nboom'), 'exit code 1\nboom');
+  });
+  it('say when a chat was last used', () => {
+    const now = new Date(2026, 10, 25, 12, 0);
+    assert.equal(formatWhen(new Date(2026, 10, 25, 9, 5).toISOString(), now), 'Today 09:05');
+    assert.equal(formatWhen(new Date(2026, 10, 24, 18, 30).toISOString(), now), 'Yesterday 18:30');
+    assert.equal(formatWhen(new Date(2026, 2, 12).toISOString(), now), '12 Mar');
+    assert.equal(formatWhen(new Date(2024, 2, 12).toISOString(), now), '12 Mar 2024');
+    assert.equal(formatWhen('not a date', now), '');
   });
   it('label subtasks by title and tools by name', () => {
     assert.equal(

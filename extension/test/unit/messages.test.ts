@@ -90,6 +90,9 @@ describe('host <-> webview message schemas', () => {
     assert.equal(parseWebviewMessage({ type: 'showChangeDiff', turnId: 't', path: '' }).ok, false);
     assert.equal(parseWebviewMessage({ type: 'restoreCheckpoint', turnId: 't' }).ok, true);
     assert.equal(parseWebviewMessage({ type: 'restoreCheckpoint' }).ok, false);
+    // Retry of an interrupted turn: the same prompt again.
+    assert.equal(parseWebviewMessage({ type: 'retry', turnId: 't', text: 'again' }).ok, true);
+    assert.equal(parseWebviewMessage({ type: 'retry', turnId: 't', text: '' }).ok, false);
     assert.deepEqual(WebviewMessage.options.map((o) => o.shape.type.value).sort(), [
       'answerQuestion',
       'approve',
@@ -99,6 +102,7 @@ describe('host <-> webview message schemas', () => {
       'newChat',
       'ready',
       'restoreCheckpoint',
+      'retry',
       'send',
       'setMode',
       'setModel',

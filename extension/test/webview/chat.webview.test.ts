@@ -58,18 +58,21 @@ describe('chat webview in headless Chromium', function () {
       'Survey the daemon',
       'Survey the client',
       'Rate the risk',
-      'memory_list',
-      'memory_read',
+      'List memory',
+      'Read memory',
     ]);
-    // Depth-0 cards are expanded; the subtask's children (depth 1) are collapsed.
-    const client = top.nth(1);
-    assert.equal(
-      await client.locator(':scope > .card-header').getAttribute('aria-expanded'),
-      'true',
+    // Every card starts collapsed, one line each; a click opens one.
+    assert.deepEqual(
+      await top.evaluateAll((els) => els.map((el) => el.getAttribute('aria-expanded'))),
+      ['false', 'false', 'false', 'false', 'false'],
     );
+    const client = top.nth(1);
+    await client.locator(':scope > .card-header').click();
+    await h.settle();
+    assert.equal(await client.getAttribute('aria-expanded'), 'true');
     const child = client.locator('.card-children > .card').first();
     assert.equal(await child.getAttribute('data-status'), 'error');
-    assert.equal(await child.locator('.card-header').getAttribute('aria-expanded'), 'false');
+    assert.equal(await child.getAttribute('aria-expanded'), 'false');
     assert.match(
       await client.locator(':scope > .card-body > .card-text').innerText(),
       /chat view with nested tool-call cards/,
@@ -84,10 +87,10 @@ describe('chat webview in headless Chromium', function () {
       /Done · 2,910 in · 277 out · \$0\.00/,
     );
     // Expanding a collapsed card by keyboard shows its previews.
-    await child.locator('.card-header').focus();
+    await child.focus();
     await p.keyboard.press('Enter');
     await h.settle();
-    assert.equal(await child.locator('.card-header').getAttribute('aria-expanded'), 'true');
+    assert.equal(await child.getAttribute('aria-expanded'), 'true');
     assert.match(await child.locator('.preview-result').innerText(), /no_such_tool|unknown|not/i);
     await h.screenshot('nested-subtasks-live');
   });
@@ -122,21 +125,28 @@ describe('chat webview in headless Chromium', function () {
         ),
       [
         'text',
-        'Subtask Survey the daemon',
-        'Subtask Survey the client',
-        'Subtask Rate the risk',
+        'Subtask: Survey the daemon, done',
+        'Subtask: Survey the client, done',
+        'Subtask: Rate the risk, done',
         'text',
-        'Tool memory_list',
-        'Tool memory_read',
+        'List memory, 3 entries, done',
+        'Read memory notes, No memory entry "notes". Existing keys: task:n3, task:n2, task:n1., failed',
       ],
     );
     assert.match(
       await h.page.locator('.activity > .interim').nth(1).innerText(),
       /Let me collect what the subtasks stored/,
     );
-    assert.match(
-      await h.page.locator('[aria-label="Subtask Survey the daemon"] .card-text').innerText(),
-      /The daemon has a server/,
+    const daemon = h.page.locator('[aria-label="Subtask: Survey the daemon, done"]');
+    await daemon.locator('.card-header').click();
+    await h.settle();
+    assert.match(await daemon.locator('.card-text').innerText(), /The daemon has a server/);
+    // A subtask's result is the text it wrote: shown once.
+    assert.equal(await daemon.locator('.preview-result').isVisible(), false);
+    assert.equal(
+      (await daemon.innerText()).split('The daemon has a server').length - 1,
+      1,
+      'the subtask text appears once',
     );
     assert.match(await h.page.locator('.turn-footer').innerText(), /277 out · \$0\.00/);
     await h.close();
@@ -203,6 +213,7 @@ describe('chat webview in headless Chromium', function () {
         node('c', 't1', { ...command, status: 'running', output: '> vitest run\n' }),
       ),
     );
+    await h.page.locator('[data-node-id="c"] > .card-header').click();
     const output = h.page.locator('[data-node-id="c"] .preview-output');
     assert.equal(await output.locator('.preview-title').textContent(), 'Output (live)');
     assert.equal(await output.locator('pre').textContent(), '> vitest run\n');
@@ -426,15 +437,22 @@ describe('chat webview in headless Chromium', function () {
     assert.match(await h.page.locator('.turn-footer').innerText(), /Cancelled/);
   });
 
-  it("mode dropdown always shows the daemon's mode", async () => {
-    const select = h.page.locator('.mode-select');
-    assert.equal(await select.inputValue(), 'default');
-    await select.selectOption('auto');
+  it("the mode picker is a radio group that always shows the daemon's mode", async () => {
+    const group = h.page.getByRole('radiogroup', { name: 'Permission mode' });
+    const checked = () => group.locator('[aria-checked="true"]').getAttribute('data-mode');
+    assert.equal(await checked(), 'default');
+    await group.getByRole('radio', { name: 'Auto' }).click();
     await h.settle();
     assert.deepEqual((await h.posted()).at(-1), { type: 'setMode', mode: 'auto' });
-    assert.equal(await select.inputValue(), 'default', 'unchanged until the daemon confirms');
+    assert.equal(await checked(), 'default', 'unchanged until the daemon confirms');
     await h.send(msg.mode('auto'));
-    assert.equal(await select.inputValue(), 'auto');
+    assert.equal(await checked(), 'auto');
+    // One Tab stop; arrow keys pick the next mode, as in a native radio group.
+    assert.equal(await group.locator('[tabindex="0"]').count(), 1);
+    await group.locator('[aria-checked="true"]').focus();
+    await h.page.keyboard.press('ArrowLeft');
+    await h.settle();
+    assert.deepEqual((await h.posted()).at(-1), { type: 'setMode', mode: 'default' });
   });
 
   it('renders the plan, session history and a larger nested turn', async () => {
@@ -475,6 +493,7 @@ describe('chat webview in headless Chromium', function () {
       await h.page.locator('.card[data-node-id="s1"] > .card-header').innerText(),
       /Subtask 1\s*4 steps\s*1\.5 s · \$0\.0012/,
     );
+    await h.page.locator('.card[data-node-id="s1"] > .card-header').click();
     assert.equal(
       await h.page.locator('.card[data-node-id="s1.t0"]').getAttribute('data-status'),
       'error',

@@ -28,9 +28,9 @@ export function browserAvailable(): boolean {
   return ok;
 }
 
-const STUB = `
+const stub = (state: unknown): string => `
 window.__posted = [];
-window.__state = undefined;
+window.__state = ${JSON.stringify(state ?? null)} ?? undefined;
 window.acquireVsCodeApi = () => ({
   postMessage: (m) => window.__posted.push(m),
   getState: () => window.__state,
@@ -55,6 +55,8 @@ export interface Harness {
   send(...messages: HostMessage[]): Promise<void>;
   /** What the webview posted to the host so far. */
   posted(): Promise<WebviewMessage[]>;
+  /** What the webview saved with vscode.setState. */
+  state(): Promise<unknown>;
   /** Waits for the next animation frames so the renderer has drawn. */
   settle(): Promise<void>;
   screenshot(name: string): Promise<string>;
@@ -62,12 +64,13 @@ export interface Harness {
 }
 
 export async function openWebview(
-  options: { width?: number; height?: number } = {},
+  /** `state`: what vscode.getState() returns at load (the state a reloaded webview finds). */
+  options: { width?: number; height?: number; state?: unknown; reducedMotion?: boolean } = {},
 ): Promise<Harness> {
   const work = mkdtempSync(join(tmpdir(), 'arbor-webview-'));
   const dist = pathToFileURL(join(EXT, 'dist', 'webview')).href;
   writeFileSync(join(work, 'theme.css'), THEME);
-  writeFileSync(join(work, 'stub.js'), STUB);
+  writeFileSync(join(work, 'stub.js'), stub(options.state));
   writeFileSync(
     join(work, 'index.html'),
     `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">
@@ -78,6 +81,7 @@ export async function openWebview(
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: options.width ?? 480, height: options.height ?? 900 },
+    reducedMotion: options.reducedMotion ? 'reduce' : 'no-preference',
     args: [
       '--headless',
       '--no-sandbox',
@@ -110,6 +114,7 @@ export async function openWebview(
     },
     posted: () =>
       page.evaluate(() => (window as unknown as { __posted: WebviewMessage[] }).__posted),
+    state: () => page.evaluate(() => (window as unknown as { __state: unknown }).__state),
     async settle() {
       // postMessage events are delivered as tasks; then two frames for the batched render.
       await page.evaluate(

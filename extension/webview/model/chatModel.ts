@@ -56,6 +56,8 @@ export interface TurnModel {
   budget: BudgetExceededParams[];
   /** This window put the turn's changes back (checkpoint/restore from it or an earlier turn). */
   restored: boolean;
+  /** The host said the daemon went away during this turn: what the user saw is kept across a reload of the session. */
+  interruptedHere?: boolean;
 }
 
 export interface ApprovalModel {
@@ -147,6 +149,8 @@ export class ChatModel {
   readonly questions = new Map<string, QuestionModel>();
   /** Bumped by every `focusComposer` message. */
   focusRequests = 0;
+  /** Every `composerInsert` text, in order; the view appends the ones it has not yet. */
+  readonly composerInserts: string[] = [];
   /** What turns' checkpoints allow here: diffs, and restore (a controller of a daemon with checkpoints). */
   checkpoints: CheckpointAccess = { diff: false, restore: false };
 
@@ -289,6 +293,14 @@ export class ChatModel {
         this.focusRequests++;
         this.#dirty.chrome = true;
         return;
+      case 'composerInsert':
+        this.composerInserts.push(message.text);
+        this.focusRequests++;
+        this.#dirty.chrome = true;
+        return;
+      case 'turnInterrupted':
+        this.#interrupt(message.turnId, message.reason);
+        return;
     }
   }
 
@@ -411,7 +423,45 @@ export class ChatModel {
     }
   }
 
+  /** The turn stops where it is: its text and tree stay; its open approvals cannot be answered any more. */
+  #interrupt(turnId: string | undefined, reason: string): void {
+    const id =
+      turnId ??
+      this.runningTurnId ??
+      [...this.turnOrder].reverse().find((t) => this.turns.get(t)?.status === 'running');
+    const turn = id === undefined ? undefined : this.turns.get(id);
+    if (!turn) return;
+    turn.status = 'interrupted';
+    turn.stopReason = 'interrupted';
+    turn.error = reason;
+    turn.interruptedHere = true;
+    this.#dirty.turnMeta.add(turn.turnId);
+    if (this.runningTurnId === undefined || this.runningTurnId === turn.turnId) {
+      this.runningTurnId = undefined;
+      this.state = 'idle';
+      this.#dirty.chrome = true;
+    }
+    for (const [key, approval] of this.approvals) {
+      if (approval.request.turnId === turn.turnId) {
+        this.approvals.delete(key);
+        this.#dirty.approvals = true;
+      }
+    }
+  }
+
+  /** The latest turn, when it was interrupted and nothing runs: what Retry sends again. */
+  retryable(): TurnModel | undefined {
+    if (this.running) return undefined;
+    const last = this.turns.get(this.turnOrder.at(-1) ?? '');
+    return last?.status === 'interrupted' && last.userText !== '' ? last : undefined;
+  }
+
   #loadSession(message: Extract<HostMessage, { type: 'session' }>): void {
+    // A reload of the same session after a crash may store less than was shown: keep what was shown.
+    const kept =
+      message.sessionId === this.sessionId
+        ? [...this.turns.values()].filter((t) => t.interruptedHere)
+        : [];
     this.#clear();
     this.noSession = undefined;
     this.sessionId = message.sessionId;
@@ -423,6 +473,10 @@ export class ChatModel {
     // Recorded streams from before checkpoints lack both fields (the schema fills them in).
     this.checkpoints = message.checkpoints ?? { diff: false, restore: false };
     for (const stored of message.turns) this.#addStoredTurn(stored);
+    for (const turn of kept) {
+      if (!this.turns.has(turn.turnId)) this.turnOrder.push(turn.turnId);
+      this.turns.set(turn.turnId, turn);
+    }
     for (const turnId of message.restoredTurns ?? []) {
       const turn = this.turns.get(turnId);
       if (turn) turn.restored = true;

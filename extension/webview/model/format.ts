@@ -1,5 +1,6 @@
 /** Pure presentation rules of the chat view: labels, icons, numbers. */
 import type {
+  ApprovalDecision,
   BudgetExceededParams,
   ExecutionTreeNode,
   NodeStatus,
@@ -8,7 +9,7 @@ import type {
 import type { QuestionEnd } from '../../src/shared/messages.js';
 import type { TurnStatus } from './chatModel.js';
 
-/** Codicon per node status; spinning ones are live. */
+/** Codicon per node status; a running one spins (chat.css). */
 export const STATUS_ICON: Record<NodeStatus, string> = {
   pending: 'circle-large-outline',
   awaiting_approval: 'shield',
@@ -56,12 +57,13 @@ export function nodeLabel(node: ExecutionTreeNode): string {
   return node.name;
 }
 
-/** Cards at depth > 0 start collapsed; the user's choice wins afterwards. */
-export function expandedByDefault(node: ExecutionTreeNode): boolean {
-  return node.depth === 0;
-}
-
+/**
+ * A failure of the call itself. A denied, blocked or cancelled call carries
+ * `isError` for the model's sake, but to the user it is a decision, not an error.
+ */
 export function isErrorNode(node: ExecutionTreeNode): boolean {
+  if (node.status === 'denied' || node.status === 'blocked' || node.status === 'cancelled')
+    return false;
   return node.status === 'error' || node.isError === true;
 }
 
@@ -125,12 +127,13 @@ export function budgetText(notice: BudgetExceededParams): string {
   return `Budget exceeded: ${name} — limit ${notice.limit}${unit}, observed ${notice.observed}${unit}.`;
 }
 
-const DECISION_LABEL = {
+const DECISION_LABEL: Record<ApprovalDecision, string> = {
   allow: 'Allowed',
   allowForSession: 'Allowed for this session',
+  allowAlways: 'Allowed from now on in this workspace',
   deny: 'Denied',
-} as const;
-export function decisionLabel(decision: keyof typeof DECISION_LABEL): string {
+};
+export function decisionLabel(decision: ApprovalDecision): string {
   return DECISION_LABEL[decision];
 }
 
@@ -148,6 +151,34 @@ export function previewJson(value: unknown, max = 2000): string {
     text = String(value);
   }
   return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** A preview that is a whole JSON value, indented; anything else (plain text, a cut preview) as it is. */
+export function prettyJson(text: string): string {
+  const trimmed = text.trimStart();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return text;
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+/** "Today 14:05", "Yesterday", "12 Mar", "12 Mar 2024": when a chat was last used. */
+export function formatWhen(iso: string, now = new Date()): string {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return '';
+  const day = (d: Date): number => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  const days = Math.round((day(now) - day(at)) / 86_400_000);
+  const time = at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
+  if (days === 0) return `Today ${time}`;
+  if (days === 1) return `Yesterday ${time}`;
+  const sameYear = at.getFullYear() === now.getFullYear();
+  return at.toLocaleDateString('en-GB', {
+    day: 'numeric',
+    month: 'short',
+    ...(sameYear ? {} : { year: 'numeric' }),
+  });
 }
 
 /** How a question's card says it ended. */

@@ -1,7 +1,14 @@
-/** An inline approval: tool, category, reason, arguments, and the three answers. */
+/**
+ * An inline approval: what the call would do (a write or edit as a rendered
+ * diff, a command as its command line), the remaining arguments once, and
+ * the three answers, also by key: 1 allow once, 2 allow for this session,
+ * 3 or Escape deny (as Claude Code).
+ */
 import type { ApprovalDecision } from '@arbor/protocol';
 import type { ApprovalModel } from '../model/chatModel.js';
+import { editOf } from '../model/editDiff.js';
 import { canShowDiff, decisionLabel, previewJson } from '../model/format.js';
+import { diffView } from './diffView.js';
 import { h, icon } from './dom.js';
 
 export interface ApprovalActions {
@@ -9,22 +16,64 @@ export interface ApprovalActions {
   showDiff(approval: ApprovalModel): void;
 }
 
+/** The answers in key order: the key is the position. */
+export const DECISIONS: readonly { decision: ApprovalDecision; label: string }[] = [
+  { decision: 'allow', label: 'Allow once' },
+  { decision: 'allowForSession', label: 'Allow for this session' },
+  { decision: 'deny', label: 'Deny' },
+];
+
+/** Arguments an edit's diff (with its path in the title) already shows. */
+const SHOWN_ELSEWHERE = [
+  'path',
+  'file',
+  'content',
+  'oldText',
+  'newText',
+  'old',
+  'new',
+  'old_string',
+  'new_string',
+  'patch',
+];
+
+/** The decision a key stands for while an approval has the keyboard. */
+export function decisionForKey(event: KeyboardEvent): ApprovalDecision | undefined {
+  if (event.altKey || event.ctrlKey || event.metaKey) return undefined;
+  if (event.key === 'Escape') return 'deny';
+  const n = Number(event.key);
+  return Number.isInteger(n) && n >= 1 ? DECISIONS[n - 1]?.decision : undefined;
+}
+
 export function approvalCard(approval: ApprovalModel, actions: ApprovalActions): HTMLElement {
   const { request } = approval;
   const titleId = `approval-title-${cssSafe(approval.key)}`;
-  const button = (label: string, decision: ApprovalDecision, cls: string) =>
-    h('button', {
-      className: `button ${cls}`,
-      text: label,
-      attrs: { type: 'button', 'data-decision': decision },
-      on: { click: () => actions.decide(approval, decision) },
-    });
+  const args =
+    request.args !== null && typeof request.args === 'object' && !Array.isArray(request.args)
+      ? (request.args as Record<string, unknown>)
+      : undefined;
+  const edit = args && canShowDiff(request.category, request.name) ? editOf(args) : undefined;
+  const command = typeof args?.['command'] === 'string' ? args['command'] : undefined;
+  const target = typeof args?.['path'] === 'string' ? args['path'] : undefined;
+  const rest = args
+    ? Object.fromEntries(
+        Object.entries(args).filter(
+          ([key]) =>
+            !(edit && SHOWN_ELSEWHERE.includes(key)) &&
+            !(key === 'command' && command !== undefined),
+        ),
+      )
+    : request.args;
+  const hasRest =
+    rest !== undefined && (typeof rest !== 'object' || Object.keys(rest ?? {}).length > 0);
+
   const card = h(
     'div',
     {
       className: 'approval-card',
       attrs: {
         role: 'group',
+        tabindex: '-1',
         'aria-labelledby': titleId,
         'data-approval-key': approval.key,
         'data-tool-call-id': request.toolCallId,
@@ -34,21 +83,44 @@ export function approvalCard(approval: ApprovalModel, actions: ApprovalActions):
       'div',
       { className: 'approval-title', attrs: { id: titleId } },
       icon('shield'),
-      h('span', { text: `Allow ${request.name}?` }),
+      h('span', { text: `Allow ${request.name}${edit && target ? ` on ${target}` : ''}?` }),
       h('span', { className: 'badge', text: request.category }),
     ),
     request.reason ? h('div', { className: 'approval-reason', text: request.reason }) : null,
-    h('pre', { className: 'approval-args', text: previewJson(request.args) }),
+    edit ? diffView(edit) : null,
+    command !== undefined
+      ? h('pre', { className: 'approval-command', text: command, attrs: { tabindex: '-1' } })
+      : null,
+    hasRest
+      ? h('pre', { className: 'approval-args', text: previewJson(rest), attrs: { tabindex: '-1' } })
+      : null,
     h(
       'div',
       { className: 'approval-actions' },
-      button('Allow', 'allow', 'primary'),
-      button('Allow for this session', 'allowForSession', 'secondary'),
-      button('Deny', 'deny', 'secondary'),
+      ...DECISIONS.map(({ decision, label }, i) =>
+        h(
+          'button',
+          {
+            className: `button ${i === 0 ? 'primary' : 'secondary'}`,
+            attrs: {
+              type: 'button',
+              'data-decision': decision,
+              'aria-keyshortcuts': i === 2 ? '3 Escape' : String(i + 1),
+            },
+            on: { click: () => actions.decide(approval, decision) },
+          },
+          h('span', {
+            className: 'key-hint',
+            text: String(i + 1),
+            attrs: { 'aria-hidden': 'true' },
+          }),
+          h('span', { text: label }),
+        ),
+      ),
       canShowDiff(request.category, request.name)
         ? h('button', {
             className: 'button link show-diff',
-            text: 'Show diff',
+            text: 'Open full diff',
             attrs: { type: 'button' },
             on: { click: () => actions.showDiff(approval) },
           })
@@ -56,6 +128,14 @@ export function approvalCard(approval: ApprovalModel, actions: ApprovalActions):
     ),
     h('div', { className: 'approval-answer', attrs: { role: 'status' } }),
   );
+  card.addEventListener('keydown', (event) => {
+    const decision = decisionForKey(event);
+    if (!decision || approval.answer !== undefined) return;
+    // Escape here answers the approval; it must not also cancel the turn.
+    event.preventDefault();
+    event.stopPropagation();
+    actions.decide(approval, decision);
+  });
   updateApprovalCard(card, approval);
   return card;
 }
@@ -71,6 +151,12 @@ export function updateApprovalCard(card: HTMLElement, approval: ApprovalModel): 
     answer.textContent = answered
       ? `${decisionLabel(approval.answer!)} — waiting for the daemon…`
       : '';
+}
+
+/** Puts the keyboard on the approval: its first answer. */
+export function focusApprovalCard(card: HTMLElement): void {
+  const target = card.querySelector<HTMLElement>('button[data-decision]:not(:disabled)') ?? card;
+  target.focus({ preventScroll: true });
 }
 
 function cssSafe(key: string): string {

@@ -1,9 +1,10 @@
 /**
- * One execution-tree node as a card: a header button (status icon, name or
- * subtask title, duration, cost) and a body built only when first expanded
- * (args and result previews, approvals, child cards, text streamed inside a
+ * One execution-tree node as a tree item: a one-line header (status, a verb
+ * and what the call acts on with a short outcome, or a subtask's title;
+ * duration, cost) and a body built only when first expanded (pretty-printed
+ * arguments and result, approvals, child items, text streamed inside a
  * subtask). Lazy bodies keep a 2,000-node tree cheap: collapsed subtrees have
- * no DOM at all.
+ * no DOM at all. The item itself takes the keyboard (see treeKeys.ts).
  */
 import type { ExecutionTreeNode } from '@arbor/protocol';
 import { progressText, type ToolCatalogue } from '@arbor/protocol/client';
@@ -14,7 +15,9 @@ import {
   formatDuration,
   isErrorNode,
   nodeLabel,
+  prettyJson,
 } from '../model/format.js';
+import { deniedText, toolHeader } from '../model/toolHeader.js';
 import { h, icon, setAttr, setText } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -31,20 +34,15 @@ export interface CardBody {
 
 let nextDomId = 0;
 
-const KIND_LABEL: Partial<Record<ExecutionTreeNode['kind'], string>> = {
-  subtask: 'Subtask',
-  compaction: 'Compaction',
-};
-
 export class CardView {
   readonly el: HTMLElement;
-  readonly header: HTMLButtonElement;
+  readonly header: HTMLElement;
   readonly #statusIcon: HTMLElement;
   readonly #label: HTMLElement;
   readonly #category: HTMLElement;
   readonly #about: HTMLElement;
+  readonly #outcome: HTMLElement;
   readonly #meta: HTMLElement;
-  readonly #srStatus: HTMLElement;
   readonly #count: HTMLElement;
   readonly #bodyId = `card-body-${nextDomId++}`;
   body: CardBody | undefined;
@@ -52,33 +50,40 @@ export class CardView {
   #isError = false;
   #iconName = '';
   #renderedText = '';
+  /** A subtask's result is the text it wrote: shown once, as its text. */
+  #resultRepeatsText = false;
 
   constructor(readonly nodeId: string) {
     this.#statusIcon = h('span', { className: 'card-status' });
     this.#label = h('span', { className: 'card-label' });
     this.#category = h('span', { className: 'card-category' });
     this.#about = h('span', { className: 'card-about' });
+    this.#outcome = h('span', { className: 'card-outcome' });
     this.#count = h('span', { className: 'card-count' });
     this.#meta = h('span', { className: 'card-meta' });
-    this.#srStatus = h('span', { className: 'visually-hidden' });
     this.header = h(
-      'button',
-      {
-        className: 'card-header',
-        attrs: { type: 'button', 'aria-expanded': 'false', 'aria-controls': this.#bodyId },
-      },
+      'div',
+      { className: 'card-header' },
       icon('chevron-right'),
       this.#statusIcon,
       this.#label,
-      this.#category,
       this.#about,
+      this.#outcome,
+      this.#category,
       this.#count,
       this.#meta,
-      this.#srStatus,
     );
     this.el = h(
       'div',
-      { className: 'card', attrs: { 'data-node-id': nodeId, role: 'group' } },
+      {
+        className: 'card',
+        attrs: {
+          'data-node-id': nodeId,
+          role: 'treeitem',
+          tabindex: '-1',
+          'aria-expanded': 'false',
+        },
+      },
       this.header,
     );
   }
@@ -86,24 +91,30 @@ export class CardView {
   /** Header and, when built, body previews; `tools` says the call's category and subject. */
   update(node: ExecutionTreeNode, childCount: number, tools: ToolCatalogue): void {
     const name = STATUS_ICON[node.status];
-    // Static icons: a spinning icon per running card repaints every frame, and
-    // with hundreds of them that costs more than the rest of the view together.
     if (name !== this.#iconName) {
       this.#iconName = name;
       this.#statusIcon.replaceChildren(icon(name));
     }
-    const label = nodeLabel(node);
+    const tool = node.kind === 'tool' ? toolHeader(node, tools) : undefined;
+    const label = tool?.verb ?? nodeLabel(node);
+    const outcome = tool?.outcome ?? deniedText(node) ?? (isErrorNode(node) ? 'failed' : '');
     setText(this.#label, label);
+    setText(this.#about, tool?.target ?? '');
+    setText(this.#outcome, outcome);
     const category = node.kind === 'tool' ? tools.categoryOf(node.name) : undefined;
     setAttr(this.el, 'data-category', category);
+    setAttr(this.el, 'data-tool-name', node.kind === 'tool' ? node.name : undefined);
     // Read tools always run; the category matters for the calls that change or reach out.
     setText(this.#category, category && category !== 'read' ? category : '');
-    setText(
-      this.#about,
-      node.kind === 'tool' ? (tools.summarize(node.name, node.argsPreview) ?? '') : '',
-    );
-    setText(this.#srStatus, `, ${STATUS_LABEL[node.status]}`);
-    setAttr(this.el, 'aria-label', `${KIND_LABEL[node.kind] ?? 'Tool'} ${label}`);
+    setAttr(this.el, 'aria-level', String(node.depth + 1));
+    const said = [
+      node.kind === 'subtask'
+        ? `Subtask: ${label}`
+        : [label, tool?.target].filter(Boolean).join(' '),
+      outcome,
+      STATUS_LABEL[node.status],
+    ];
+    setAttr(this.el, 'aria-label', [...new Set(said.filter(Boolean))].join(', '));
     setAttr(this.el, 'data-status', node.status);
     setAttr(this.el, 'data-kind', node.kind);
     this.#isError = isErrorNode(node);
@@ -122,7 +133,7 @@ export class CardView {
 
   setExpanded(expanded: boolean): void {
     this.expanded = expanded;
-    this.header.setAttribute('aria-expanded', String(expanded));
+    this.el.setAttribute('aria-expanded', String(expanded));
     this.#syncClass();
     if (this.body) this.body.el.hidden = !expanded;
   }
@@ -134,7 +145,7 @@ export class CardView {
     const args = h('div', { className: 'preview preview-args' });
     const output = h('div', { className: 'preview preview-output' });
     const result = h('div', { className: 'preview preview-result' });
-    const children = h('div', { className: 'card-children', attrs: { role: 'list' } });
+    const children = h('div', { className: 'card-children', attrs: { role: 'group' } });
     const text = h('div', { className: 'card-text markdown' });
     const el = h(
       'div',
@@ -157,6 +168,7 @@ export class CardView {
     if (!this.body || text === this.#renderedText) return;
     this.#renderedText = text;
     this.body.text.replaceChildren(text ? renderMarkdown(text) : '');
+    this.#syncResult();
   }
 
   /** Written whole, in one order: a live card and a reloaded one end with the same attribute. */
@@ -169,6 +181,8 @@ export class CardView {
     const body = this.body!;
     preview(body.args, 'Arguments', node.argsPreview);
     preview(body.output, node.status === 'running' ? 'Output (live)' : 'Output', node.output);
+    // A denial's result is the message meant for the model; the header already says what happened.
+    const denied = deniedText(node) !== undefined;
     // A result too large for the model: it read the start, and the rest on demand.
     const title = isErrorNode(node) ? 'Error' : 'Result';
     preview(
@@ -176,25 +190,41 @@ export class CardView {
       node.artifactId
         ? `${title} (kept whole as ${node.artifactId}; the model pages through it)`
         : title,
-      node.resultPreview,
+      denied ? undefined : node.resultPreview,
     );
+    this.#resultRepeatsText =
+      node.kind === 'subtask' && node.resultPreview !== undefined && !isErrorNode(node);
+    this.#syncResult();
+  }
+
+  #syncResult(): void {
+    const result = this.body?.result;
+    if (!result) return;
+    const same =
+      this.#resultRepeatsText &&
+      squash(result.querySelector('pre')?.textContent ?? '') === squash(this.#renderedText);
+    result.hidden = same;
   }
 }
+
+const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
 function preview(el: HTMLElement, title: string, value: string | undefined): void {
   if (value === undefined || value === '') {
     if (el.childNodes.length) el.replaceChildren();
     return;
   }
+  const shown = prettyJson(value);
   const pre = el.querySelector('pre');
   const caption = el.querySelector('.preview-title');
   if (pre && caption) {
     setText(caption, title);
-    setText(pre, value);
+    setText(pre, shown);
     return;
   }
   el.replaceChildren(
     h('div', { className: 'preview-title', text: title }),
-    h('pre', { text: value }),
+    // A scrolling block is a Tab stop in Chromium unless told otherwise; the tree item is the stop.
+    h('pre', { text: shown, attrs: { tabindex: '-1' } }),
   );
 }

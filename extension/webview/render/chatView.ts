@@ -1,20 +1,37 @@
 /**
  * The chat view: toolbar with session history, connection banner, the
- * transcript of turns, the plan, and the composer. `render(dirty)` runs once
- * per animation frame with what changed since the previous frame.
+ * transcript of turns, the plan, the waiting approval and the composer.
+ * `render(dirty)` runs once per animation frame with what changed since the
+ * previous frame.
  */
-import type { ExecutionTreeNode, PermissionMode, ToolServerStatus } from '@arbor/protocol';
-import type { WebviewMessage } from '../../src/shared/messages.js';
-import type { ChatModel, Dirty, QuestionModel, TurnModel } from '../model/chatModel.js';
-import { PLAN_ICON, contextText, expandedByDefault, formatCost } from '../model/format.js';
-import { approvalCard, updateApprovalCard } from './approvalCard.js';
+import type { ApprovalDecision, ExecutionTreeNode, ToolServerStatus } from '@arbor/protocol';
+import type { ConnectionStatus, WebviewMessage } from '../../src/shared/messages.js';
+import type {
+  ApprovalModel,
+  ChatModel,
+  Dirty,
+  QuestionModel,
+  TurnModel,
+} from '../model/chatModel.js';
+import { PLAN_ICON, contextText, formatCost } from '../model/format.js';
+import { approvalCard, focusApprovalCard, updateApprovalCard } from './approvalCard.js';
+import { ApprovalDock } from './approvalDock.js';
 import { CardView } from './cardView.js';
 import { h, icon, setAttr, setText } from './dom.js';
 import { syncFlow } from './flowView.js';
+import { HistoryView } from './historyView.js';
+import { ModePicker } from './modePicker.js';
 import { focusQuestionCard, questionCard, updateQuestionCard } from './questionCard.js';
+import { attachTreeKeys, ensureTabStop } from './treeKeys.js';
 import { TurnView } from './turnView.js';
 
 export type Post = (message: WebviewMessage) => void;
+
+/** The user's expand/collapse choices by `${turnId}\0${nodeId}`, kept in the webview state across reloads. */
+export interface ExpandedStore {
+  get(key: string): boolean | undefined;
+  set(key: string, expanded: boolean): void;
+}
 
 /** How a tool server that is not ready reads (ready servers are not shown). */
 const SERVER_STATUS: Record<ToolServerStatus, string> = {
@@ -24,17 +41,18 @@ const SERVER_STATUS: Record<ToolServerStatus, string> = {
   disabled: 'not started',
 };
 
-const MODES: { value: PermissionMode; label: string; title: string }[] = [
-  { value: 'plan', label: 'Plan', title: 'Only read tools run' },
-  { value: 'default', label: 'Default', title: 'Other tools ask first' },
-  { value: 'auto', label: 'Auto', title: 'All tools run (except always-ask tools)' },
-];
+/** What a connection state looks like in the banner: trouble is an error, not news. */
+const CONNECTION_LEVEL: Record<ConnectionStatus, 'info' | 'error'> = {
+  ready: 'info',
+  starting: 'info',
+  restarting: 'error',
+  failed: 'error',
+  stopped: 'error',
+};
 
 export class ChatView {
   readonly root: HTMLElement;
   readonly #turns = new Map<string, TurnView>();
-  /** The user's expand/collapse choices, kept across redraws: `${turnId}\0${nodeId}`. */
-  readonly #expanded = new Map<string, boolean>();
   readonly #approvalEls = new Map<string, HTMLElement>();
   readonly #questionEls = new Map<string, HTMLElement>();
   readonly #transcript: HTMLElement;
@@ -42,28 +60,38 @@ export class ChatView {
   readonly #banner: HTMLElement;
   readonly #servers: HTMLElement;
   readonly #title: HTMLElement;
-  readonly #history: HTMLElement;
+  readonly #history: HistoryView;
   readonly #historyButton: HTMLButtonElement;
+  readonly #dock: ApprovalDock;
+  readonly #hint: HTMLElement;
   readonly #plan: HTMLElement;
   readonly #live: HTMLElement;
   readonly #input: HTMLTextAreaElement;
-  readonly #mode: HTMLSelectElement;
+  readonly #mode: ModePicker;
   readonly #modelPicker: HTMLSelectElement;
   readonly #send: HTMLButtonElement;
   readonly #cancel: HTMLButtonElement;
   readonly #cost: HTMLElement;
   readonly #context: HTMLElement;
   #focusRequests = 0;
+  #composerInserts = 0;
   #askAnnouncement: string | undefined;
-  /** A new question's card, to take the keyboard at the end of this frame. */
-  #focusQuestion: HTMLElement | undefined;
+  /**
+   * Cards of questions and approvals new in this frame: the oldest takes the
+   * keyboard at its end (expanding a card draws prompts re-entrantly, so the
+   * order they were made in is not the order they were asked in).
+   */
+  readonly #fresh = new Set<HTMLElement>();
   #lastAnnounced = '';
+  /** The turn showing Retry. */
+  #retryTurn: string | undefined;
   /** Follow new output while the user is at the bottom; tracked on scroll so frames never measure layout first. */
   #pinned = true;
 
   constructor(
     private readonly model: ChatModel,
     private readonly post: Post,
+    private readonly expandedStore: ExpandedStore = new Map<string, boolean>(),
   ) {
     this.#title = h('span', { className: 'toolbar-title' });
     this.#historyButton = h(
@@ -81,20 +109,14 @@ export class ChatView {
       },
       icon('history'),
     );
-    const newChat = h(
-      'button',
-      {
-        className: 'icon-button',
-        attrs: { type: 'button', title: 'New chat', 'aria-label': 'New chat' },
-        on: { click: () => this.post({ type: 'newChat' }) },
+    // "New chat" is the view's title-bar action (package.json): one button, not two.
+    this.#history = new HistoryView({
+      open: (sessionId) => {
+        this.post({ type: 'switchSession', sessionId });
+        this.#toggleHistory(false);
       },
-      icon('add'),
-    );
-    this.#history = h('nav', {
-      className: 'history',
-      attrs: { id: 'history', 'aria-label': 'Chat history' },
+      remove: (sessionId) => this.post({ type: 'deleteSession', sessionId }),
     });
-    this.#history.hidden = true;
     this.#banner = h('div', { className: 'banner', attrs: { role: 'status' } });
     this.#servers = h('div', {
       className: 'tool-servers',
@@ -124,21 +146,8 @@ export class ChatView {
       },
     });
     this.#input.addEventListener('keydown', (event) => this.#onKey(event));
-    this.#mode = h('select', {
-      className: 'mode-select',
-      attrs: { 'aria-label': 'Permission mode' },
-    });
-    for (const mode of MODES) {
-      this.#mode.append(
-        h('option', { text: mode.label, attrs: { value: mode.value, title: mode.title } }),
-      );
-    }
-    this.#mode.addEventListener('change', () => {
-      const mode = this.#mode.value as PermissionMode;
-      // Show the daemon's mode until it confirms the change (a `mode` message).
-      this.#mode.value = this.model.mode;
-      this.post({ type: 'setMode', mode });
-    });
+    // Shows the daemon's mode until it confirms the change (a `mode` message).
+    this.#mode = new ModePicker((mode) => this.post({ type: 'setMode', mode }));
     this.#modelPicker = h('select', {
       className: 'model-select',
       attrs: { 'aria-label': 'Model' },
@@ -168,21 +177,29 @@ export class ChatView {
     );
     this.#cost = h('span', { className: 'session-cost', attrs: { title: 'Session cost' } });
     this.#context = h('span', { className: 'context-use' });
+    this.#hint = h('div', { className: 'composer-hint', attrs: { role: 'status' } });
+    this.#hint.hidden = true;
+    this.#dock = new ApprovalDock({
+      decide: (approval, decision) => this.#decide(approval, decision),
+      reveal: (approval) => {
+        const el = this.#approvalEls.get(approval.key);
+        if (el) this.#bringApproval(el);
+      },
+    });
     const form = h(
       'form',
       { className: 'composer', attrs: { 'aria-label': 'Composer' } },
       this.#input,
+      this.#hint,
       h(
         'div',
         { className: 'composer-footer' },
-        h('label', { className: 'visually-hidden', text: 'Permission mode' }),
-        this.#mode,
+        this.#mode.el,
         this.#modelPicker,
         this.#cost,
         this.#context,
         h('span', { className: 'spacer' }),
-        this.#cancel,
-        this.#send,
+        h('span', { className: 'composer-actions' }, this.#cancel, this.#send),
       ),
     );
     form.addEventListener('submit', (event) => {
@@ -193,15 +210,29 @@ export class ChatView {
     this.root = h(
       'div',
       { className: 'chat' },
-      h('header', { className: 'toolbar' }, this.#historyButton, this.#title, newChat),
-      this.#history,
+      h('header', { className: 'toolbar' }, this.#historyButton, this.#title),
+      this.#history.el,
       this.#banner,
       this.#servers,
       this.#transcript,
       this.#plan,
       this.#live,
+      this.#dock.el,
       form,
     );
+    // Escape closes the history, else cancels a running turn, wherever the keyboard is
+    // (an approval's own Escape denies it first).
+    this.root.addEventListener('keydown', (event) => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      if (!this.#history.el.hidden) {
+        event.preventDefault();
+        this.#toggleHistory(false);
+        this.#historyButton.focus();
+      } else if (this.model.running) {
+        event.preventDefault();
+        this.post({ type: 'cancel' });
+      }
+    });
     this.#transcript.addEventListener('scroll', () => (this.#pinned = this.#nearBottom()), {
       passive: true,
     });
@@ -231,11 +262,13 @@ export class ChatView {
       for (const [turnId, ids] of dirty.nodes) this.#updateNodes(turnId, ids);
       for (const [turnId, ids] of dirty.texts) this.#updateTexts(turnId, ids);
     }
+    if (dirty.all) this.#pinned = true;
     if (dirty.all || dirty.approvals || dirty.nodes.size > 0) this.#renderApprovals();
     if (dirty.all || dirty.questions || dirty.nodes.size > 0) this.#renderQuestions();
     if (dirty.all || dirty.plan) this.#renderPlan();
-    if (dirty.all || dirty.chrome || dirty.turnMeta.size > 0) {
+    if (dirty.all || dirty.chrome || dirty.turnMeta.size > 0 || dirty.addedTurns.length > 0) {
       this.#renderChrome();
+      this.#syncRetry();
       // Restore waits while a turn runs; a restore marks several turns.
       for (const [turnId, view] of this.#turns) {
         const turn = this.model.turns.get(turnId);
@@ -247,9 +280,6 @@ export class ChatView {
       this.#announce(this.#askAnnouncement);
       this.#askAnnouncement = undefined;
     }
-    const ask = this.#focusQuestion;
-    this.#focusQuestion = undefined;
-    if (ask?.isConnected && !this.#userIsTyping()) focusQuestionCard(ask);
     if (
       this.#pinned &&
       (dirty.all ||
@@ -259,8 +289,47 @@ export class ChatView {
         dirty.approvals ||
         dirty.questions)
     ) {
-      this.#transcript.scrollTop = this.#transcript.scrollHeight;
+      this.#scrollToEnd();
     }
+    if (this.#fresh.size > 0) this.#focusFresh();
+  }
+
+  /** The oldest new prompt takes the keyboard (a question before an approval), unless the user is typing. */
+  #focusFresh(): void {
+    const first = (els: Iterable<HTMLElement>) =>
+      [...els].find((el) => this.#fresh.has(el) && el.isConnected);
+    const ask = first(this.#questionEls.values());
+    const approval = first(this.#approvalEls.values());
+    this.#fresh.clear();
+    const typing = this.#userIsTyping();
+    if (ask) {
+      if (!typing) focusQuestionCard(ask);
+    } else if (approval) {
+      // A draft keeps the keyboard; the dock beside it answers the approval.
+      if (typing) approval.scrollIntoView({ block: 'nearest' });
+      else this.#bringApproval(approval);
+    }
+  }
+
+  /**
+   * To the latest output. Cards off screen are laid out lazily
+   * (content-visibility), so the height grows as they are measured: follow it
+   * for a few frames until the end stays put.
+   */
+  #scrollToEnd(frames = 4): void {
+    const t = this.#transcript;
+    t.scrollTop = t.scrollHeight;
+    if (frames > 1)
+      requestAnimationFrame(() => {
+        if (this.#pinned && t.scrollHeight - t.scrollTop - t.clientHeight > 1)
+          this.#scrollToEnd(frames - 1);
+      });
+  }
+
+  /** Scrolls an approval wholly into view and gives it the keyboard. */
+  #bringApproval(el: HTMLElement): void {
+    el.scrollIntoView({ block: 'nearest' });
+    focusApprovalCard(el);
   }
 
   // ---- transcript -------------------------------------------------------
@@ -276,14 +345,25 @@ export class ChatView {
   #addTurn(turnId: string): void {
     const turn = this.model.turns.get(turnId);
     if (!turn || this.#turns.has(turnId)) return;
-    const view = new TurnView(turnId, {
-      showDiff: (path) =>
-        this.post({ type: 'showChangeDiff', turnId, ...(path !== undefined && { path }) }),
-      restore: () => this.#restore(turnId),
+    const view = new TurnView(
+      turnId,
+      {
+        showDiff: (path) =>
+          this.post({ type: 'showChangeDiff', turnId, ...(path !== undefined && { path }) }),
+        restore: () => this.#restore(turnId),
+      },
+      () => this.#retry(turnId),
+    );
+    attachTreeKeys(view.activity, {
+      setExpanded: (item, expanded) => {
+        const card = view.cards.get(item.dataset['nodeId'] ?? '');
+        const current = this.model.turns.get(turnId);
+        if (card && current) this.#toggle(current, view, card, expanded);
+      },
     });
     this.#turns.set(turnId, view);
     this.#transcript.append(view.el);
-    view.updateMeta(turn);
+    view.updateMeta(turn, this.model.retryable() === turn);
     this.#updateChanges(turn, view);
     this.#syncFlow(turn, view, rootIdOf(turn));
   }
@@ -291,7 +371,22 @@ export class ChatView {
   #updateTurnMeta(turnId: string): void {
     const turn = this.model.turns.get(turnId);
     const view = this.#turns.get(turnId);
-    if (turn && view) view.updateMeta(turn);
+    if (turn && view) view.updateMeta(turn, this.model.retryable() === turn);
+  }
+
+  /** Retry shows on the latest interrupted turn only, while nothing runs. */
+  #syncRetry(): void {
+    const now = this.model.retryable()?.turnId;
+    if (now === this.#retryTurn) return;
+    const before = this.#retryTurn;
+    this.#retryTurn = now;
+    for (const id of [before, now]) if (id !== undefined) this.#updateTurnMeta(id);
+  }
+
+  #retry(turnId: string): void {
+    const turn = this.model.retryable();
+    if (turn?.turnId !== turnId) return;
+    this.post({ type: 'retry', turnId, text: turn.userText });
   }
 
   /** The turn's changed files and what may be done with them now. */
@@ -376,23 +471,28 @@ export class ChatView {
     syncFlow(container, flow, (id) => view.cards.get(id)?.el);
     if (card) card.setText(trailing);
     else view.setAnswer(trailing);
+    ensureTabStop(view.activity);
   }
 
   /** Creates a node's card; #syncFlow places it. */
   #mountCard(turn: TurnModel, view: TurnView, node: ExecutionTreeNode): CardView {
     const card = new CardView(node.id);
-    card.el.setAttribute('role', 'listitem');
     view.cards.set(node.id, card);
     card.update(node, turn.tree.children(node.id).length, this.model.tools);
-    const key = `${turn.turnId}\u0000${node.id}`;
     card.header.addEventListener('click', () => {
-      const expanded = !card.expanded;
-      this.#expanded.set(key, expanded);
-      this.#setExpanded(turn, view, card, expanded);
+      card.el.focus({ preventScroll: true });
+      this.#toggle(turn, view, card, !card.expanded);
     });
-    const expanded = this.#expanded.get(key) ?? expandedByDefault(node);
-    if (expanded) this.#setExpanded(turn, view, card, true);
+    // Collapsed unless the user opened it (before a reload too).
+    if (this.expandedStore.get(expandedKey(turn.turnId, node.id)))
+      this.#setExpanded(turn, view, card, true);
     return card;
+  }
+
+  /** The user's expand or collapse: remembered for the node. */
+  #toggle(turn: TurnModel, view: TurnView, card: CardView, expanded: boolean): void {
+    this.expandedStore.set(expandedKey(turn.turnId, card.nodeId), expanded);
+    this.#setExpanded(turn, view, card, expanded);
   }
 
   #setExpanded(turn: TurnModel, view: TurnView, card: CardView, expanded: boolean): void {
@@ -435,17 +535,7 @@ export class ChatView {
       let el = this.#approvalEls.get(approval.key);
       if (!el) {
         el = approvalCard(approval, {
-          decide: (a, decision) => {
-            if (this.model.answer(a.request.turnId, a.request.toolCallId, decision)) {
-              this.post({
-                type: 'approve',
-                turnId: a.request.turnId,
-                toolCallId: a.request.toolCallId,
-                decision,
-              });
-              this.#renderApprovals();
-            }
-          },
+          decide: (a, decision) => this.#decide(a, decision),
           showDiff: (a) =>
             this.post({
               type: 'showDiff',
@@ -455,6 +545,7 @@ export class ChatView {
         });
         this.#approvalEls.set(approval.key, el);
         this.#announce(`Approval needed: ${approval.request.name}`);
+        if (approval.answer === undefined) this.#fresh.add(el);
       } else {
         updateApprovalCard(el, approval);
       }
@@ -467,6 +558,24 @@ export class ChatView {
         this.#approvalEls.delete(key);
       }
     }
+    const waiting = this.model.awaitingApprovals();
+    this.#dock.show(waiting[0], waiting.length);
+  }
+
+  #decide(approval: ApprovalModel, decision: ApprovalDecision): void {
+    const { turnId, toolCallId } = approval.request;
+    if (!this.model.answer(turnId, toolCallId, decision)) return;
+    this.post({ type: 'approve', turnId, toolCallId, decision });
+    const el = this.#approvalEls.get(approval.key);
+    // The keyboard goes back to the composer unless another approval waits.
+    const focusWasHere =
+      el?.contains(document.activeElement) || this.#dock.el.contains(document.activeElement);
+    this.#renderApprovals();
+    if (!focusWasHere) return;
+    const next = this.model.awaitingApprovals()[0];
+    const nextEl = next && this.#approvalEls.get(next.key);
+    if (nextEl) this.#bringApproval(nextEl);
+    else this.#input.focus();
   }
 
   // ---- questions --------------------------------------------------------
@@ -477,7 +586,6 @@ export class ChatView {
    * question's card stays, closed, saying how it ended.
    */
   #renderQuestions(): void {
-    const fresh: HTMLElement[] = [];
     for (const question of this.model.questions.values()) {
       const turn = this.model.turns.get(question.request.turnId);
       const view = this.#turns.get(question.request.turnId);
@@ -487,7 +595,7 @@ export class ChatView {
         el = questionCard(question, { answer: (q, answer) => this.#answerQuestion(q, answer) });
         this.#questionEls.set(question.key, el);
         if (!question.end && question.answer === undefined) {
-          fresh.push(el);
+          this.#fresh.add(el);
           // Said after the chrome's "Waiting for your answer" (render() ends with it).
           this.#askAnnouncement = `Arbor asks: ${question.request.question}`;
         }
@@ -503,8 +611,6 @@ export class ChatView {
         this.#questionEls.delete(key);
       }
     }
-    // Focused once drawn (render() ends with it): a card made while its call's card mounts is not in the page yet.
-    this.#focusQuestion ??= fresh[0];
   }
 
   #answerQuestion(question: QuestionModel, answer: string): void {
@@ -548,11 +654,8 @@ export class ChatView {
           h(
             'li',
             { className: `plan-entry ${entry.status}`, attrs: { 'data-status': entry.status } },
-            icon(
-              PLAN_ICON[entry.status],
-              entry.status.replace('_', ' '),
-              entry.status === 'in_progress',
-            ),
+            // The live entry spins by CSS, which honours prefers-reduced-motion.
+            icon(PLAN_ICON[entry.status], entry.status.replace('_', ' ')),
             h('span', { text: entry.content }),
           ),
         ),
@@ -599,7 +702,7 @@ export class ChatView {
           stopped: 'The Arbor daemon stopped.',
           ready: '',
         }[conn.status];
-      level = conn.status === 'failed' ? 'error' : 'info';
+      level = CONNECTION_LEVEL[conn.status];
     } else if (m.noSession) {
       banner = m.noSession;
     } else if (m.notice) {
@@ -611,7 +714,7 @@ export class ChatView {
     setAttr(this.#banner, 'data-level', level);
     this.#renderServers();
 
-    if (this.#mode.value !== m.mode) this.#mode.value = m.mode;
+    this.#mode.value = m.mode;
     const models = m.model && !m.models.includes(m.model) ? [m.model, ...m.models] : m.models;
     const current = Array.from(this.#modelPicker.options).map((o) => o.value);
     if (current.join('\n') !== models.join('\n')) {
@@ -628,7 +731,17 @@ export class ChatView {
 
     const usable = conn.status === 'ready' && m.sessionId !== undefined;
     this.#send.disabled = !usable || m.running;
+    setAttr(
+      this.#send,
+      'title',
+      m.running
+        ? 'A turn is running: Escape to cancel it'
+        : usable
+          ? 'Send (Enter)'
+          : 'Not connected',
+    );
     this.#cancel.hidden = !m.running;
+    if (!m.running) this.#hint.hidden = true;
     this.#mode.disabled = !usable;
     this.#input.disabled = !usable && conn.status === 'failed';
     const cost = m.sessionCost();
@@ -644,6 +757,13 @@ export class ChatView {
     );
 
     this.#renderHistory();
+    for (const text of m.composerInserts.slice(this.#composerInserts)) {
+      // After what the user already typed, separated by a blank line.
+      const typed = this.#input.value.replace(/\s+$/, '');
+      this.#input.value = typed ? `${typed}\n\n${text}` : text;
+      this.#input.setSelectionRange(this.#input.value.length, this.#input.value.length);
+    }
+    this.#composerInserts = m.composerInserts.length;
     if (m.focusRequests !== this.#focusRequests) {
       this.#focusRequests = m.focusRequests;
       this.#input.focus();
@@ -664,70 +784,33 @@ export class ChatView {
   }
 
   #renderHistory(): void {
-    const m = this.model;
-    this.#history.replaceChildren(
-      h(
-        'ul',
-        { className: 'history-list' },
-        ...m.sessions.map((s) =>
-          h(
-            'li',
-            {
-              className: `history-item${s.sessionId === m.sessionId ? ' current' : ''}`,
-              attrs: { 'data-session-id': s.sessionId },
-            },
-            h('button', {
-              className: 'history-open',
-              text: s.title || 'Untitled chat',
-              attrs: {
-                type: 'button',
-                'aria-current': s.sessionId === m.sessionId ? 'true' : undefined,
-              },
-              on: {
-                click: () => {
-                  this.post({ type: 'switchSession', sessionId: s.sessionId });
-                  this.#toggleHistory(false);
-                },
-              },
-            }),
-            h(
-              'button',
-              {
-                className: 'icon-button history-delete',
-                attrs: {
-                  type: 'button',
-                  title: 'Delete chat',
-                  'aria-label': `Delete chat ${s.title}`,
-                },
-                on: { click: () => this.post({ type: 'deleteSession', sessionId: s.sessionId }) },
-              },
-              icon('trash'),
-            ),
-          ),
-        ),
-      ),
-    );
-    if (m.sessions.length === 0)
-      this.#history.append(h('div', { className: 'empty', text: 'No chats yet.' }));
+    this.#history.update(this.model.sessions, this.model.sessionId);
   }
 
-  #toggleHistory(open = this.#history.hidden): void {
-    this.#history.hidden = !open;
+  #toggleHistory(open = this.#history.el.hidden): void {
+    this.#history.el.hidden = !open;
     this.#historyButton.setAttribute('aria-expanded', String(open));
+    if (open) this.#history.focusSearch();
   }
 
   #onKey(event: KeyboardEvent): void {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
       this.#submit();
-    } else if (event.key === 'Escape' && this.model.running) {
-      event.preventDefault();
-      this.post({ type: 'cancel' });
     }
   }
 
   #submit(): void {
     const text = this.#input.value.trim();
+    if (text && this.model.running) {
+      // Nothing is queued: say so, and keep the message in the box.
+      this.#hint.hidden = false;
+      setText(
+        this.#hint,
+        'A turn is running: press Escape to cancel it, or wait. Your message stays here.',
+      );
+      return;
+    }
     if (!text || this.#send.disabled) return;
     this.post({ type: 'send', text });
     this.#input.value = '';
@@ -746,6 +829,10 @@ export class ChatView {
     const t = this.#transcript;
     return t.scrollHeight - t.scrollTop - t.clientHeight < 40;
   }
+}
+
+function expandedKey(turnId: string, nodeId: string): string {
+  return `${turnId}\u0000${nodeId}`;
 }
 
 /** The turn node's id: the root of the tree, or the turn's id until the root arrives. */

@@ -34,9 +34,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 }
 
 /** A codicon; decorative unless a label is given. */
-export function icon(name: string, label?: string, spin = false): HTMLSpanElement {
+export function icon(name: string, label?: string): HTMLSpanElement {
   const el = h('span', {
-    className: `codicon codicon-${name}${spin ? ' codicon-modifier-spin' : ''}`,
+    className: `codicon codicon-${name}`,
     attrs: label ? { role: 'img', 'aria-label': label } : { 'aria-hidden': 'true' },
   });
   return el;

@@ -51,6 +51,8 @@ export function renderMarkdown(text: string): DocumentFragment {
       ),
     );
     pre.replaceWith(wrapper);
+    // A scrolling block is a Tab stop in Chromium unless told otherwise; the copy button is the stop.
+    pre.setAttribute('tabindex', '-1');
     wrapper.append(pre);
   }
   for (const a of Array.from(fragment.querySelectorAll('a'))) {

@@ -1,7 +1,8 @@
 /**
- * One turn: the user's message, its activity (cards and the text written
- * between them, in stream order), approvals without a card, the answer (the
- * text after the last card), budget and cost.
+ * One turn: the user's message, its activity (a tree of tool calls and the
+ * text written between them, in stream order), approvals without a card, the
+ * answer (the text after the last card), budget, an interruption with Retry,
+ * and cost.
  */
 import type { TurnModel } from '../model/chatModel.js';
 import { TURN_STATUS_LABEL, budgetText, formatCost, formatTokens } from '../model/format.js';
@@ -21,17 +22,38 @@ export class TurnView {
   readonly #answer: HTMLElement;
   readonly #budget: HTMLElement;
   readonly #footer: HTMLElement;
+  readonly #interrupted: HTMLElement;
+  readonly #interruptedReason: HTMLElement;
   #renderedAnswer = '';
 
   constructor(
     readonly turnId: string,
     changes: ChangesActions,
+    retry: () => void,
   ) {
     this.#user = h('div', { className: 'user-message' });
     this.activity = h('div', {
       className: 'activity',
-      attrs: { role: 'list', 'aria-label': 'Tool calls' },
+      attrs: { role: 'tree', 'aria-label': 'Tool calls' },
     });
+    this.#interruptedReason = h('span', { className: 'turn-interrupted-reason' });
+    this.#interrupted = h(
+      'div',
+      { className: 'turn-interrupted', attrs: { role: 'alert' } },
+      icon('debug-disconnect'),
+      this.#interruptedReason,
+      h(
+        'button',
+        {
+          className: 'button secondary retry',
+          attrs: { type: 'button', title: 'Send the same message again' },
+          on: { click: retry },
+        },
+        icon('refresh'),
+        h('span', { text: 'Retry' }),
+      ),
+    );
+    this.#interrupted.hidden = true;
     this.approvals = h('div', { className: 'turn-approvals' });
     this.#answer = h('div', { className: 'answer markdown' });
     this.#budget = h('div', { className: 'budget-notices' });
@@ -46,11 +68,13 @@ export class TurnView {
       this.#answer,
       this.changes.el,
       this.#budget,
+      this.#interrupted,
       this.#footer,
     );
   }
 
-  updateMeta(turn: TurnModel): void {
+  /** `retryable`: the latest turn, interrupted, with nothing running. */
+  updateMeta(turn: TurnModel, retryable: boolean): void {
     setText(this.#user, turn.userText);
     this.#user.hidden = turn.userText === '';
     this.el.setAttribute('data-status', turn.status);
@@ -68,10 +92,18 @@ export class TurnView {
         ),
       );
     }
+    const interrupted = turn.status === 'interrupted';
+    this.#interrupted.hidden = !interrupted;
+    setText(
+      this.#interruptedReason,
+      `Interrupted${turn.error ? `: ${turn.error.replace(/\.$/, '')}` : ''}. What was shown is kept.`,
+    );
+    const retry = this.#interrupted.querySelector('.retry');
+    if (retry instanceof HTMLElement) retry.hidden = !retryable;
     const parts: string[] = [];
     if (turn.status !== 'running') parts.push(TURN_STATUS_LABEL[turn.status]);
     if (turn.restored) parts.push('Restored');
-    if (turn.error) parts.push(turn.error);
+    if (turn.error && !interrupted) parts.push(turn.error);
     const tokens = formatTokens(turn.usage);
     if (tokens) parts.push(tokens);
     if (turn.cost !== undefined) parts.push(formatCost(turn.cost));
