@@ -6,6 +6,7 @@ import { acpStreamingBenchmark } from './acpStreaming.js';
 import { checkpointsBenchmark } from './checkpoints.js';
 import { coldStartBenchmark } from './coldStart.js';
 import { contextEngineBenchmark } from './contextEngine.js';
+import { manySessionsBenchmark } from './manySessions.js';
 import { mcpCallOverheadBenchmark } from './mcpCallOverhead.js';
 import { benchParallelSubtasks } from './parallelSubtasks.js';
 import { searchCodeBenchmark } from './searchCode.js';
@@ -19,12 +20,14 @@ await coldStartBenchmark();
 const subtasks = await benchParallelSubtasks();
 console.log(
   `parallel subtasks: wall ${subtasks.wallMs.toFixed(1)} ms, critical path ${subtasks.criticalPathMs} ms, ` +
-    `ratio ${subtasks.ratio.toFixed(3)} (target <= 1.15)`,
+    `ratio ${subtasks.ratio.toFixed(3)} (target <= 1.15) ${subtasks.ratio <= 1.15 ? 'OK' : 'OVER TARGET'}`,
 );
 
 await streamingBenchmark();
 
 await turnLatencyBenchmark();
+
+await manySessionsBenchmark();
 
 storeBenchmark();
 

@@ -1,13 +1,23 @@
 /**
- * Writes daemon/schema/config.schema.json and protocol-spec/spec/builtin-tools.md
- * (`npm run generate -w daemon`).
+ * Writes daemon/schema/config.schema.json, daemon/schema/workspace-settings.schema.json
+ * and protocol-spec/spec/builtin-tools.md (`npm run generate -w daemon`).
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BUILTIN_TOOLS_DOC_PATH, buildBuiltinToolsDoc } from './builtinToolsDoc.js';
-import { CONFIG_SCHEMA_PATH, buildConfigJsonSchema } from './configJsonSchema.js';
+import {
+  CONFIG_SCHEMA_PATH,
+  WORKSPACE_SETTINGS_SCHEMA_PATH,
+  buildConfigJsonSchema,
+  buildWorkspaceSettingsJsonSchema,
+} from './configJsonSchema.js';
 
-writeFileSync(CONFIG_SCHEMA_PATH, buildConfigJsonSchema());
-console.log(`wrote ${fileURLToPath(CONFIG_SCHEMA_PATH)}`);
+for (const [path, text] of [
+  [CONFIG_SCHEMA_PATH, buildConfigJsonSchema()],
+  [WORKSPACE_SETTINGS_SCHEMA_PATH, buildWorkspaceSettingsJsonSchema()],
+] as const) {
+  writeFileSync(path, text);
+  console.log(`wrote ${fileURLToPath(path)}`);
+}
 writeFileSync(BUILTIN_TOOLS_DOC_PATH, buildBuiltinToolsDoc());
 console.log(`wrote ${fileURLToPath(BUILTIN_TOOLS_DOC_PATH)}`);

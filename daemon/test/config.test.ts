@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, readConfigFile, resolveConfig } from '../src/config/daemonConfig.js';
 import { parseListenAddress } from '../src/server/listenAddress.js';
-import { CONFIG_SCHEMA_PATH, buildConfigJsonSchema } from '../scripts/configJsonSchema.js';
+import {
+  CONFIG_SCHEMA_PATH,
+  WORKSPACE_SETTINGS_SCHEMA_PATH,
+  buildConfigJsonSchema,
+  buildWorkspaceSettingsJsonSchema,
+} from '../scripts/configJsonSchema.js';
 
 function configFile(content: unknown): string {
   const path = join(mkdtempSync(join(tmpdir(), 'arbor-config-')), 'config.json');
@@ -77,6 +82,13 @@ describe('daemon config', () => {
 
   it('daemon/schema/config.schema.json is up to date (run `npm run generate -w daemon`)', () => {
     assert.equal(readFileSync(CONFIG_SCHEMA_PATH, 'utf8'), buildConfigJsonSchema());
+  });
+
+  it('daemon/schema/workspace-settings.schema.json is up to date (run `npm run generate -w daemon`)', () => {
+    assert.equal(
+      readFileSync(WORKSPACE_SETTINGS_SCHEMA_PATH, 'utf8'),
+      buildWorkspaceSettingsJsonSchema(),
+    );
   });
 
   it('--listen accepts 127.0.0.1:<port> and socket paths only, as the spec says', () => {

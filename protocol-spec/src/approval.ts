@@ -11,6 +11,7 @@ import {
 } from './base.js';
 import { ApprovalDecision, ApprovalOutcome } from './approvalTypes.js';
 import { notification, request } from './descriptor.js';
+import { PermissionRuleText } from './permissionRules.js';
 
 export { ApprovalDecision, ApprovalOutcome } from './approvalTypes.js';
 
@@ -23,6 +24,9 @@ export const ApprovalRequestParams = message({
   args: z.unknown().describe('The tool arguments as the model sent them (validated)'),
   category: ToolCategory,
   reason: z.string().describe('Why approval is needed, for the user'),
+  suggestedRule: PermissionRuleText.optional().describe(
+    'The narrowest allow rule that would cover this call from now on in this workspace; present when the daemon can save it, i.e. when `allowAlways` is a valid answer (protocol 1.1)',
+  ),
 });
 export type ApprovalRequestParams = z.infer<typeof ApprovalRequestParams>;
 
@@ -35,7 +39,8 @@ export const ApprovalRequest = request({
   params: ApprovalRequestParams,
   result: ApprovalRequestResult,
   capability: 'client.approvals',
-  summary: 'Asks a controller client to allow, allow for the session, or deny a tool call.',
+  summary:
+    'Asks a controller client to allow, allow for the session, allow always (a saved rule), or deny a tool call.',
   specRef: 'approvals.md#approval-request',
 });
 
@@ -48,6 +53,9 @@ export const ApprovalResolvedParams = message({
     'The decision that applied, when a client decided',
   ),
   decidedBy: z.string().optional().describe('clientId of the deciding client'),
+  rule: PermissionRuleText.optional().describe(
+    'With decision allowAlways: the allow rule the daemon saved for the workspace (protocol 1.1)',
+  ),
 });
 export type ApprovalResolvedParams = z.infer<typeof ApprovalResolvedParams>;
 

@@ -2,8 +2,10 @@
 import { z } from 'zod';
 
 export const ApprovalDecision = z
-  .enum(['allow', 'allowForSession', 'deny'])
-  .describe("The user's answer to an approval request");
+  .enum(['allow', 'allowForSession', 'allowAlways', 'deny'])
+  .describe(
+    "The user's answer to an approval request; allowAlways (protocol 1.1): allow, and save the request's suggestedRule for the workspace",
+  );
 export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
 
 export const ApprovalOutcome = z

@@ -74,6 +74,9 @@ export const DaemonCapabilities = message({
   checkpoints: Supported.optional().describe(
     'Turn nodes carry changes; checkpoint/restore and checkpoint/diff are served (protocol 1.1)',
   ),
+  commands: Supported.optional().describe(
+    'Slash commands and skills: commands/list is served, commands/changed is sent, chat/send expands /name (protocol 1.1)',
+  ),
   chunks: message({
     coalesceMs: z
       .number()

@@ -26,6 +26,7 @@ import {
 } from './session.js';
 import { ConformanceState, SetScript } from './testing.js';
 import { ToolsList } from './tools.js';
+import { CommandsChanged, CommandsList } from './commands.js';
 import { TreeUpdate } from './tree.js';
 
 export const Methods = {
@@ -58,6 +59,8 @@ export const Methods = {
   QuestionResolved,
   ToolExecute,
   ToolsList,
+  CommandsList,
+  CommandsChanged,
   CheckpointRestore,
   CheckpointDiff,
   BudgetExceeded,

@@ -7,7 +7,7 @@
  * whole message.
  */
 import type { z } from 'zod';
-import type { ApprovalOutcome } from './approvalTypes.js';
+import type { ApprovalDecision, ApprovalOutcome } from './approvalTypes.js';
 import type { StopReason } from './base.js';
 import type { ToolServerStatus } from './tools.js';
 import type { NodeKind, NodeStatus } from './tree.js';
@@ -18,6 +18,8 @@ export const OPEN_ENUM_STAND_INS = {
   stopReason: 'end_turn' satisfies StopReason,
   /** tool/approvalResolved: never taken for permission granted. */
   outcome: 'rejected' satisfies ApprovalOutcome,
+  /** tool/approvalResolved: a decision the client cannot name allowed this one call. */
+  decision: 'allow' satisfies ApprovalDecision,
   /** A tree node's approval: never taken for permission granted. */
   approval: 'rejected' satisfies ApprovalOutcome,
   /**

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { JsonSchemaObject, SessionId, ToolCategory, message, objectOrEmptyArray } from './base.js';
 import { request } from './descriptor.js';
 import { ToolName } from './lifecycle.js';
+import { PermissionRuleInfo } from './permissionRules.js';
 
 export const ToolOrigin = z
   .string()
@@ -72,6 +73,20 @@ export const ToolsListResult = message({
     .optional()
     .describe(
       "With sessionId, from a daemon that takes tools from servers (protocol 1.1): each server of the session's workspace and its status",
+    ),
+  rules: z
+    .array(PermissionRuleInfo)
+    .max(2000)
+    .optional()
+    .describe(
+      "With sessionId, from a daemon with permission rules (protocol 1.1): every rule in force for the session's workspace, deny rules first",
+    ),
+  rulesError: z
+    .string()
+    .max(2000)
+    .optional()
+    .describe(
+      "With sessionId (protocol 1.1): why the workspace's rule file cannot be read; every call is refused until it is fixed",
     ),
 });
 export type ToolsListResult = z.infer<typeof ToolsListResult>;

@@ -12,6 +12,7 @@ import {
 } from './base.js';
 import { ApprovalOutcome } from './approvalTypes.js';
 import { TurnChanges } from './checkpoint.js';
+import { DecidingRule } from './permissionRules.js';
 import { notification } from './descriptor.js';
 
 /** Longest args/result preview the daemon sends, in Unicode code points. */
@@ -21,8 +22,10 @@ const Preview = z.string().max(PREVIEW_MAX_CHARS);
 export const OUTPUT_MAX_CHARS = 4_000;
 
 export const NodeKind = z
-  .enum(['turn', 'tool', 'subtask', 'compaction'])
-  .describe('compaction (protocol 1.1): earlier conversation summarized by a model call');
+  .enum(['turn', 'tool', 'subtask', 'compaction', 'hook'])
+  .describe(
+    'compaction (protocol 1.1): earlier conversation summarized by a model call; hook (protocol 1.1): a user-configured lifecycle hook command run',
+  );
 export type NodeKind = z.infer<typeof NodeKind>;
 
 export const NodeStatus = z
@@ -71,6 +74,9 @@ export const ExecutionTreeNode = message({
   startedAt: Timestamp.optional(),
   durationMs: NonNegativeInt.optional(),
   approval: ApprovalOutcome.optional().describe('How the permission gate decided this call'),
+  rule: DecidingRule.optional().describe(
+    'The permission rule that decided this call, when one did (protocol 1.1)',
+  ),
   usage: Usage.optional().describe('Tokens spent inside this node, rolled up from its children'),
   cost: Cost.optional(),
   output: z

@@ -187,7 +187,7 @@ describe('closed enums reject unknown values', () => {
         'max_tokens',
       ],
     ],
-    ['ApprovalDecision', ApprovalDecision, ['allow', 'allowForSession', 'deny']],
+    ['ApprovalDecision', ApprovalDecision, ['allow', 'allowForSession', 'allowAlways', 'deny']],
     [
       'ApprovalOutcome',
       ApprovalOutcome,

@@ -1,7 +1,8 @@
 /**
  * Arbor approvals as ACP permission requests. Each approval the session's
  * queue receives becomes one `session/request_permission` (allow once =
- * allow, allow always = allowForSession, reject = deny); the chosen option is
+ * allow, allow always = allowForSession, and when the daemon suggests a rule
+ * a second allow always = allowAlways, which saves it; reject = deny); the chosen option is
  * the decision. An approval that ends without this editor's answer (the turn
  * was cancelled, another client decided, it timed out) withdraws the request
  * with `$/cancel_request`, so the editor closes its prompt.
@@ -16,11 +17,22 @@ import type {
 } from '@agentclientprotocol/sdk';
 
 /** The option ids are Arbor's decisions, so an answer needs no lookup table. */
-const OPTIONS: readonly PermissionOption[] = [
-  { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
-  { optionId: 'allowForSession', name: 'Allow for this session', kind: 'allow_always' },
-  { optionId: 'deny', name: 'Deny', kind: 'reject_once' },
-];
+function optionsFor(request: ApprovalRequestParams): PermissionOption[] {
+  return [
+    { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+    { optionId: 'allowForSession', name: 'Allow for this session', kind: 'allow_always' },
+    ...(request.suggestedRule === undefined
+      ? []
+      : [
+          {
+            optionId: 'allowAlways',
+            name: `Always allow ${request.suggestedRule}`,
+            kind: 'allow_always' as const,
+          },
+        ]),
+    { optionId: 'deny', name: 'Deny', kind: 'reject_once' },
+  ];
+}
 
 export interface PermissionBridgeOptions {
   sessionId: string;
@@ -67,7 +79,7 @@ export class PermissionBridge implements Disposable {
         {
           sessionId: options.sessionId,
           toolCall: options.describe(request),
-          options: [...OPTIONS],
+          options: optionsFor(request),
           _meta: { arbor: { category: request.category, reason: request.reason } },
         },
         withdraw.signal,

@@ -10,6 +10,7 @@ import {
   OUTPUT_MAX_CHARS,
   PREVIEW_MAX_CHARS,
   type ApprovalOutcome,
+  type DecidingRule,
   type ExecutionTreeNode,
   type ExecutionTreeSnapshot,
   type NodeKind,
@@ -155,6 +156,14 @@ export class ExecutionTree {
     const node = this.require(id);
     if (node.approval === approval || isFinal(node.status)) return;
     node.approval = approval;
+    this.emit(id);
+  }
+
+  /** The permission rule that decided the call (approvals.md#rules-on-node). */
+  setRule(id: string, rule: DecidingRule): void {
+    const node = this.require(id);
+    if (isFinal(node.status)) return;
+    node.rule = rule;
     this.emit(id);
   }
 

@@ -2,6 +2,7 @@
  * Entry point of the agent for the daemon: builds the TurnRunner a session
  * uses — the unified loop (see loop.ts; turnRunner.ts for the contract).
  */
+import type { HookRunner } from '../hooks/hookRunner.js';
 import type { Provider } from '../providers/provider.js';
 import type { ProviderFactory } from '../providers/index.js';
 import type { ProvidersConfig } from '../providers/providerConfig.js';
@@ -46,6 +47,8 @@ export interface AgentOptions {
    * saw them. Absent: artifacts live in memory for one turn, history is the request's text.
    */
   sessionContext?: (sessionId: string) => SessionContextStore;
+  /** The user's lifecycle hooks (config `hooks`); absent: none. */
+  hooks?: HookRunner;
 }
 
 /** Throws a ScriptError (with a clear message) when `scriptPath` is unreadable or invalid. */
@@ -66,6 +69,7 @@ export function createTurnRunner(options: AgentOptions): TurnRunner {
     chunkCoalesceMs: options.chunkCoalesceMs,
     context: options.context ?? DEFAULT_CONTEXT_SETTINGS,
     sessionContext: options.sessionContext,
+    hooks: options.hooks,
   });
 }
 

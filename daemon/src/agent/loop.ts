@@ -135,6 +135,12 @@ export class AgentLoop {
       if (reply.truncated) return { kind: 'max_tokens', text: this.text };
       if (calls.length === 0) {
         if (this.params.structured === undefined) {
+          // A Stop hook may send the root loop back to work, with its reason as a note.
+          const note = this.params.depth === 0 && !lastCall && (await this.ctx.hooks.stop(this.text));
+          if (note) {
+            this.messages.push({ role: 'user', content: note });
+            continue;
+          }
           const cutShort = lastCall && this.offeredTools(false).length > 0;
           return { kind: cutShort ? 'max_iterations' : 'answer', text: this.text };
         }
@@ -432,18 +438,24 @@ export class AgentLoop {
         isError: true,
       };
     }
+    const hookCall = { tool, args: parsed.data, nodeId, toolCallId: call.id, depth: this.params.depth };
+    const hooked = await this.ctx.hooks.preToolUse(hookCall);
+    if ('invalid' in hooked) return { content: hooked.invalid, isError: true };
+    const args = hooked.args;
 
     const decision = await raceAbort(
       gate({
         turn: request,
         tool,
-        args: parsed.data,
+        args,
+        ...(hooked.verdict && { hook: hooked.verdict }),
         nodeId,
         toolCallId: call.id,
         depth: this.params.depth,
         signal,
         awaitingApproval: () => tree.setStatus(nodeId, 'awaiting_approval'),
         setApproval: (approval) => tree.setApproval(nodeId, approval),
+        setRule: (rule) => tree.setRule(nodeId, rule),
       }),
       signal,
     );
@@ -468,7 +480,7 @@ export class AgentLoop {
     let output: ToolOutput;
     try {
       output = await raceAbort(
-        tool.execute(parsed.data, {
+        tool.execute(args, {
           signal,
           memory,
           artifacts: this.ctx.context.artifacts,
@@ -495,7 +507,8 @@ export class AgentLoop {
         ...(approval === undefined ? {} : { approval }),
       };
     }
-    return { ...normalizeOutput(output), ...(approval === undefined ? {} : { approval }) };
+    const result = await this.ctx.hooks.postToolUse({ ...hookCall, args }, normalizeOutput(output));
+    return { ...result, ...(approval === undefined ? {} : { approval }) };
   }
 
   /** ask_user: the node waits on the user like an approval (questions.md#questions-node-awaiting). */

@@ -21,6 +21,8 @@ export function rootSystemPrompt(options: {
   canSpawn: boolean;
   hasTools: boolean;
   permissionMode: PermissionMode;
+  /** Lines naming the session's skills (commands/skillsPrompt.ts); the model reads them on demand. */
+  skills?: readonly string[];
 }): string {
   const lines = ['You are Arbor, a coding agent working in the user’s workspace.'];
   if (!options.hasTools) {
@@ -39,6 +41,7 @@ export function rootSystemPrompt(options: {
   lines.push(
     MODE_LINES[options.permissionMode],
     MEMORY_LINE,
+    ...(options.skills ?? []),
     'When you are done, answer the user in plain text without calling tools.',
   );
   return lines.join('\n');

@@ -4,7 +4,7 @@
  * (permissions/permissionGate.ts); without one every call is allowed.
  * A refusal's `reason` is the whole result the model sees.
  */
-import type { ApprovalOutcome } from '@arbor/protocol';
+import type { ApprovalOutcome, DecidingRule } from '@arbor/protocol';
 import type { Tool } from '../tools/tool.js';
 import type { TurnRequest } from './turnRunner.js';
 
@@ -21,6 +21,16 @@ export interface GateRequest {
   awaitingApproval(): void;
   /** Records an outcome on the node without changing its status (e.g. `cancelled` as the turn stops). */
   setApproval(approval: ApprovalOutcome): void;
+  /** Records on the node the permission rule that decided the call. */
+  setRule(rule: DecidingRule): void;
+  /** What the call's PreToolUse hooks said (hooks/): one more input of the gate, never a way around it. */
+  hook?: GateHookVerdict;
+}
+
+export interface GateHookVerdict {
+  decision: 'allow' | 'ask' | 'deny';
+  /** Shown to the model for deny, in the approval request for ask. */
+  reason?: string;
 }
 
 export type GateDecision =

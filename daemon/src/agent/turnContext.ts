@@ -1,4 +1,5 @@
 /** What every loop of one turn shares, by identity. */
+import type { TurnHooks } from '../hooks/hookRunner.js';
 import type { ResolvedProvider } from '../providers/index.js';
 import type { TurnMemory } from '../tools/memory.js';
 import type { ContextEngine } from './context/contextEngine.js';
@@ -26,6 +27,8 @@ export interface TurnContext {
   context: ContextEngine;
   events: TurnEvents;
   gate: ToolGate;
+  /** The user's lifecycle hooks, bound to this turn. */
+  hooks: TurnHooks;
   /** Aborts on cancel and on any budget stop; reaches every await of the turn. */
   signal: AbortSignal;
   log: Log;

@@ -6,6 +6,7 @@
  */
 import type {
   BudgetKind,
+  CommandInfo,
   ExecutionTreeSnapshot,
   NotificationDescriptor,
   ParamsOf,
@@ -39,6 +40,7 @@ export interface HistoryMessage {
 export interface TurnRequest {
   sessionId: string;
   turnId: string;
+  /** The user message as the model gets it (a slash command already expanded). */
   text: string;
   workspaceRoot: string;
   /** Model string of the session (`provider:model`), if it chose one. */
@@ -54,6 +56,8 @@ export interface TurnRequest {
   history: readonly HistoryMessage[];
   /** Tools the session composed for this turn (workspace tools, the sender's client tools). */
   tools?: readonly Tool[];
+  /** The session's skills, named in the system prompt when the turn has read_skill. */
+  skills?: readonly CommandInfo[];
   /** The session's grants and approval broker, read by the permission gate. */
   approvals?: SessionApprovals;
   /** Asks the session's controllers the model's questions (ask_user). */

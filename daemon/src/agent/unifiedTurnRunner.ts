@@ -27,9 +27,12 @@ import { TokenCalibration } from './context/tokenCalibration.js';
 import { withoutImages } from './context/toolImages.js';
 import { compactor } from './context/compaction.js';
 import { withBudgets, type BudgetLimits } from './budgetLimits.js';
+import { HookRunner } from '../hooks/hookRunner.js';
 import { ExecutionTree } from './executionTree.js';
 import { AgentLoop, type LoopOutcome } from './loop.js';
 import { rootSystemPrompt } from './prompts.js';
+import { READ_SKILL } from '../commands/readSkillTool.js';
+import { skillsPromptLines } from '../commands/skillsPrompt.js';
 import { RUN_SUBTASK } from './subtaskTools.js';
 import type { ToolGate } from './toolGate.js';
 import { BudgetExceededError, TurnBudget } from './turnBudget.js';
@@ -57,7 +60,12 @@ export interface UnifiedTurnRunnerOptions {
   context: ContextSettings;
   /** The session's stored context; absent: in-memory artifacts, the request's text history. */
   sessionContext: ((sessionId: string) => SessionContextStore) | undefined;
+  /** The user's lifecycle hooks (config `hooks`); absent: none. */
+  hooks: HookRunner | undefined;
 }
+
+/** A UserPromptSubmit hook denied the prompt: the turn ends before any model call. */
+class PromptBlocked extends Error {}
 
 const TURN_NODE_STATUS: Record<StopReason, NodeStatus> = {
   end_turn: 'done',
@@ -81,8 +89,11 @@ const STOP_REASON_OF: Record<LoopOutcome['kind'], StopReason> = {
 export class UnifiedTurnRunner implements TurnRunner {
   /** Per-model token correction from reported usage, for the daemon's life. */
   private readonly calibration = new TokenCalibration();
+  private readonly hooks: HookRunner;
 
-  constructor(private readonly options: UnifiedTurnRunnerOptions) {}
+  constructor(private readonly options: UnifiedTurnRunnerOptions) {
+    this.hooks = options.hooks ?? new HookRunner({ user: {}, log: options.log });
+  }
 
   async run(request: TurnRequest): Promise<TurnResult> {
     const { options } = this;
@@ -181,9 +192,14 @@ export class UnifiedTurnRunner implements TurnRunner {
         }),
         events,
         gate: options.gate,
+        hooks: this.hooks.forTurn({ request, tree, signal: controller.signal }),
         signal: controller.signal,
         log: options.log,
       };
+      const started = await ctx.hooks.sessionStart();
+      const submitted = await ctx.hooks.userPromptSubmit();
+      if ('denied' in submitted) throw new PromptBlocked(submitted.denied);
+      const prompt = [request.text, started, submitted.context].filter(Boolean).join('\n\n');
       // The same composition tools/list reports (tools/catalogue.ts), so the two cannot drift.
       const belt = new Toolbelt(
         provider.capabilities.tools ? composeTurnTools(options.tools, request.tools ?? []) : [],
@@ -202,8 +218,9 @@ export class UnifiedTurnRunner implements TurnRunner {
           hasTools: belt.tools.length > 0,
           canSpawn: belt.get(RUN_SUBTASK) !== undefined && limits.maxDepth > 0,
           permissionMode: request.permissionMode(),
+          ...(belt.get(READ_SKILL) && { skills: skillsPromptLines(request.skills ?? []) }),
         }),
-        messages: [...history, { role: 'user', content: request.text }],
+        messages: [...history, { role: 'user', content: prompt }],
         prunable: history.length,
         belt,
       });
@@ -215,6 +232,7 @@ export class UnifiedTurnRunner implements TurnRunner {
       else {
         stopReason = 'error';
         if (
+          caught instanceof PromptBlocked ||
           caught instanceof ProviderError ||
           caught instanceof ModelRefError ||
           caught instanceof ContextOverflowError

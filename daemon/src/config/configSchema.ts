@@ -4,6 +4,8 @@
  * `daemon/schema/config.schema.json` is generated from this schema.
  */
 import { z } from 'zod';
+import { UserHooks } from '../hooks/hookConfig.js';
+import { UserPermissions } from '../permissions/rules/ruleLists.js';
 import { BudgetOverrides } from '../agent/budgetLimits.js';
 import { ContextSettings } from '../agent/context/contextSettings.js';
 import { LOG_LEVELS } from '../logging/logger.js';
@@ -30,6 +32,8 @@ const ModelString = z
 export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 /** How long a tool call waits for an approval before it is timed out. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 600_000;
+/** How long a loaded session with no client and no turn stays in memory before it is dropped. */
+export const DEFAULT_SESSION_IDLE_EVICT_MS = 600_000;
 
 /** Names of environment variables, as `sandbox.allowEnv` lists them. */
 const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'not an environment variable name');
@@ -113,10 +117,24 @@ export const ConfigFile = z
       'The context engine: budget awareness, when tool results are offloaded to artifacts or reduced',
     ),
     approvalTimeoutMs: z.number().int().positive().optional(),
+    sessionIdleEvictMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        'How long a loaded session with no attached client and no running turn stays in memory (default 600000 ms); it is loaded again from the store on its next use',
+      ),
     alwaysAsk: z
       .array(z.string().min(1))
       .optional()
       .describe('Tools that ask for approval even in auto mode'),
+    permissions: UserPermissions.optional().describe(
+      'Permission rules: allow / ask / deny by tool and argument pattern, e.g. {"allow": ["run_command(npm test:*)"], "deny": ["read_file(.env)"]}',
+    ),
+    hooks: UserHooks.optional().describe(
+      'Lifecycle hooks: {"PreToolUse": [{"matcher": "run_command", "command": "./check.sh", "timeoutMs": 10000}], ...}; workspaceFile: also run those of .arbor/settings.json',
+    ),
     sandbox: SandboxConfig.optional().describe(
       'run_command sandbox (bubblewrap): mode, network, environment variables let through',
     ),
@@ -151,3 +169,4 @@ export const ConfigFile = z
   })
   .strict();
 export type ConfigFile = z.infer<typeof ConfigFile>;
+export type { UserPermissions };

@@ -12,10 +12,13 @@ import type { LogLevel } from '../logging/logger.js';
 import {
   ConfigFile,
   DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_SESSION_IDLE_EVICT_MS,
   DEFAULT_MAX_MESSAGE_BYTES,
   type SandboxConfig,
+  type UserPermissions,
   type WebFetchConfig,
 } from './configSchema.js';
+import type { UserHooks } from '../hooks/hookConfig.js';
 import { resolveMcpConfig, type McpConfig } from './mcpConfig.js';
 import {
   DEFAULT_CONTEXT_SETTINGS,
@@ -34,7 +37,13 @@ export interface DaemonConfig {
   script: string | undefined;
   budgets: BudgetLimits;
   approvalTimeoutMs: number;
+  /** How long an idle loaded session stays in memory (SessionManager.evictIdle). */
+  sessionIdleEvictMs: number;
   alwaysAsk: string[];
+  /** The user's permission rules (approvals.md#permission-rules). */
+  permissions: UserPermissions;
+  /** The user's lifecycle hooks (hooks/). */
+  hooks: UserHooks;
   /** Provider keys, base URLs and per-model overrides (config file only: keys stay out of argv). */
   providers: ConfigFile['providers'];
   /** The context engine's settings, defaults filled in. */
@@ -127,7 +136,10 @@ export function resolveConfig(
     script: pick('script'),
     budgets: budgets.data,
     approvalTimeoutMs: file.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+    sessionIdleEvictMs: file.sessionIdleEvictMs ?? DEFAULT_SESSION_IDLE_EVICT_MS,
     alwaysAsk: file.alwaysAsk ?? [],
+    permissions: file.permissions ?? {},
+    hooks: file.hooks ?? {},
     providers: file.providers,
     sandbox: {
       mode: file.sandbox?.mode ?? 'auto',

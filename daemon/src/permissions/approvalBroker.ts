@@ -45,6 +45,8 @@ export interface ApprovalBrokerHost {
   /** The approvals log (the store); failures are the host's to log. */
   record?(entry: ApprovalLogEntry): void;
   timeoutMs: number;
+  /** Saves an `allowAlways` answer's rule for the session's workspace; false when it could not. */
+  saveRule?(rule: string): boolean;
   /** The session's requires_action bookkeeping, shared with questions; absent: the broker's own. */
   waits?: TurnWaits;
 }
@@ -93,7 +95,7 @@ export class ApprovalBroker {
         const parsed = ApprovalRequestResult.safeParse(result);
         return parsed.success ? parsed.data.decision : undefined;
       },
-      ended: (params, end) => this.announce(params, resolutionOf(end)),
+      ended: (params, end) => this.announce(params, resolutionOf(params, end)),
       waits:
         host.waits ??
         new TurnWaits({
@@ -117,9 +119,11 @@ export class ApprovalBroker {
     const end = await this.asks.ask(params, {
       signal: options.signal,
       tag: { releasedByAuto: options.releasedByAuto, releasedByPlan: options.releasedByPlan },
-      ...(onResolved && { onEnded: (ended: ApprovalEnd) => onResolved(resolutionOf(ended)) }),
+      ...(onResolved && {
+        onEnded: (ended: ApprovalEnd) => onResolved(resolutionOf(params, ended)),
+      }),
     });
-    return resolutionOf(end);
+    return resolutionOf(params, end);
   }
 
   /** A controller attached (after its attach response and replay): it gets every pending approval. */
@@ -146,12 +150,20 @@ export class ApprovalBroker {
   }
 
   private announce(params: ApprovalRequestParams, resolution: ApprovalResolution): void {
+    // Saved before the broadcast, so every client reads the rule that is really in force.
+    const saved =
+      resolution.decision === 'allowAlways' &&
+      params.suggestedRule !== undefined &&
+      this.host.saveRule?.(params.suggestedRule) === true
+        ? params.suggestedRule
+        : undefined;
     this.host.emit(Methods.ApprovalResolved, {
       turnId: params.turnId,
       toolCallId: params.toolCallId,
       outcome: resolution.outcome,
       ...(resolution.decision !== undefined && { decision: resolution.decision }),
       ...(resolution.decidedBy !== undefined && { decidedBy: resolution.decidedBy }),
+      ...(saved !== undefined && { rule: saved }),
     });
     this.host.record?.({
       sessionId: params.sessionId,
@@ -167,12 +179,16 @@ export class ApprovalBroker {
 }
 
 /** approvals.md#outcomes: how each way an ask can end reads as an approval outcome. */
-function resolutionOf(end: ApprovalEnd): ApprovalResolution {
+function resolutionOf(params: ApprovalRequestParams, end: ApprovalEnd): ApprovalResolution {
   switch (end.kind) {
     case 'answered':
       return {
         outcome: end.answer === 'deny' ? 'rejected' : 'approved',
-        decision: end.answer,
+        // approvals.md#rules-allow-always-unoffered: nothing to save, so it allows for the session.
+        decision:
+          end.answer === 'allowAlways' && params.suggestedRule === undefined
+            ? 'allowForSession'
+            : end.answer,
         decidedBy: end.clientId,
       };
     case 'noValidAnswer':

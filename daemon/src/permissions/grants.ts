@@ -24,4 +24,8 @@ export class SessionGrants {
   clear(): void {
     this.byTool.clear();
   }
+
+  get isEmpty(): boolean {
+    return this.byTool.size === 0;
+  }
 }

@@ -110,7 +110,7 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
     this.clientId = context.nextClientId();
     this.limits = { ...DEFAULT_CONNECTION_LIMITS, ...context.connectionLimits };
     this.authenticated = options.requiredToken === undefined;
-    this.frames = new FrameWriter(options.output);
+    this.frames = new FrameWriter(options.output, context.sessions.storeCommits);
     this.writer = new ObservedWriter(this.frames, (m) => this.afterWrite(m));
     const reader = (this.reader = new HardenedMessageReader(options.input, {
       maxMessageBytes: () =>
@@ -457,6 +457,8 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
       shutdownRequested: this.lifecycle.shutdownRequested,
     };
     this.lifecycle.close();
+    // What was written leaves now: onClosed may end the process (stdio).
+    this.frames.flush();
     clearTimeout(this.authTimer);
     for (const settle of [...this.readyWaiters]) settle(false);
     this.writer.close();

@@ -29,6 +29,8 @@ export interface DaemonContext {
   tools?: ToolCatalogueSource;
   /** Sessions take workspace checkpoints and serve checkpoint/* (`capabilities.checkpoints`). */
   checkpoints?: boolean;
+  /** Sessions have slash commands and skills and serve commands/list (`capabilities.commands`). */
+  commands?: boolean;
 }
 
 export function daemonCapabilities(context: DaemonContext): DaemonCapabilities {
@@ -41,6 +43,7 @@ export function daemonCapabilities(context: DaemonContext): DaemonCapabilities {
     // The daemon's toolsets offer ask_user to turns of clients that answer questions.
     ...(context.tools && { tools: {}, questions: {} }),
     ...(context.checkpoints && { checkpoints: {} }),
+    ...(context.commands && { commands: {} }),
     maxMessageBytes: context.maxMessageBytes,
     ...(context.budgetLimits && { budgets: { limits: context.budgetLimits } }),
     ...(context.approvalTimeoutMs !== undefined && {

@@ -6,6 +6,8 @@ import { PROTOCOL_PACKAGE_VERSION } from '@arbor/protocol';
 import type { TurnRunner } from '../agent/turnRunner.js';
 import { ConfigError, type DaemonConfig } from '../config/daemonConfig.js';
 import type { McpServers } from '../config/mcpConfig.js';
+import type { UserPermissions } from '../config/configSchema.js';
+import type { PermissionRules } from '../permissions/rules/index.js';
 import type { SessionToolsets, TurnToolsProvider, TurnToolsRequest } from '../tools/toolset.js';
 import type { ToolCatalogueSource } from '../tools/catalogue.js';
 import type { WorkspaceIoFactory } from '../tools/workspace/workspaceIo.js';
@@ -22,6 +24,7 @@ import { configureWebFetch } from '../tools/web/webFetchSettings.js';
 import { SessionManager } from '../session/sessionManager.js';
 import type { Store } from '../store/index.js';
 import { limitsByKind } from '../agent/budgetLimits.js';
+import { CommandCatalogue } from '../commands/commandCatalogue.js';
 import { clientIdAllocator, type DaemonContext } from './daemonContext.js';
 import { formatAddress, parseListenAddress } from './listenAddress.js';
 import { serveSocket } from './socketTransport.js';
@@ -80,6 +83,15 @@ export async function createDaemonContext(options: DaemonOptions): Promise<{
       `alwaysAsk names unknown tools: ${unknown.join(', ')} (known: ${DAEMON_TOOL_NAMES.join(', ')})`,
     );
   }
+  if (hasRules(config.permissions)) {
+    // Loaded only for a config with rules: a bad one is a startup error naming it.
+    const { checkUserRules } = await import('../permissions/rules/index.js');
+    try {
+      checkUserRules(config.permissions);
+    } catch (error) {
+      throw new ConfigError((error as Error).message);
+    }
+  }
   // Before any session exists: every event and command output is redacted of
   // these, and every command runs with these settings.
   daemonSecrets.add(...startupSecrets(config, process.env));
@@ -89,15 +101,21 @@ export async function createDaemonContext(options: DaemonOptions): Promise<{
   const { openStore, EVENT_RETENTION } = await import('../store/index.js');
   const store = openStore(config.dataDir);
   try {
-    const agent = lazyAgent(options, store);
+    // The user's own commands/ and skills/ live in the data dir (~/.arbor by default).
+    const commands = new CommandCatalogue(config.dataDir);
+    const agent = lazyAgent(options, store, commands);
     const sessions = new SessionManager({
       store,
+      commands,
       turnRunner: agent.turnRunner,
       toolsets: agent.toolsets,
       approvalTimeoutMs: config.approvalTimeoutMs,
+      idleEvictMs: config.sessionIdleEvictMs,
       log,
       maxHistoryTokens: config.budgets.maxHistoryTokens,
       ...(config.checkpoints && { checkpoints: { dataDir: config.dataDir } }),
+      // An approval is asked only by a running turn, so the agent (and its rules) is loaded.
+      saveRule: (workspaceRoot, rule) => agent.rules()?.remember(workspaceRoot, rule) ?? false,
     });
     const interrupted = sessions.recoverInterruptedTurns();
     if (interrupted.length > 0) {
@@ -116,6 +134,7 @@ export async function createDaemonContext(options: DaemonOptions): Promise<{
       approvalTimeoutMs: config.approvalTimeoutMs,
       tools: agent.tools,
       checkpoints: config.checkpoints,
+      commands: true,
     };
     return {
       context,
@@ -137,14 +156,18 @@ export async function createDaemonContext(options: DaemonOptions): Promise<{
 function lazyAgent(
   { config, log, daemonVersion }: DaemonOptions,
   store: Store,
+  commands: CommandCatalogue,
 ): {
   turnRunner: () => Promise<TurnRunner>;
   toolsets: TurnToolsProvider;
   tools: ToolCatalogueSource;
   sessionMcpServers: SessionMcpServers;
   sessionWorkspaceIo: SessionWorkspaceIo;
+  /** The permission rules, once the agent is loaded. */
+  rules: () => PermissionRules | undefined;
 } {
   let pending: Promise<TurnRunner> | undefined;
+  let rules: PermissionRules | undefined;
   // Loaded with the agent; a session asks for tools only after its runner is loaded.
   let loaded: SessionToolsets | undefined;
   let hub: McpHub | undefined;
@@ -190,8 +213,15 @@ function lazyAgent(
       import('../permissions/permissionGate.js'),
       import('../tools/toolset.js'),
       import('../tools/mcp/mcpHub.js'),
+      import('../permissions/rules/index.js'),
+      import('../hooks/index.js'),
     ])
-      .then(([agent, permissions, tools, mcp]) => {
+      .then(([agent, permissions, tools, mcp, ruleModule, hooks]) => {
+        rules ??= new ruleModule.PermissionRules({
+          user: config.permissions,
+          dataDir: config.dataDir,
+          trustWorkspaceAllow: config.permissions.trustWorkspaceAllow ?? false,
+        });
         if (loaded === undefined) {
           const created = new mcp.McpHub({
             config: config.mcp,
@@ -208,6 +238,7 @@ function lazyAgent(
             log: (message) => log.info(`tools: ${message}`),
             mcp: created,
             workspaceIo: (sessionId) => workspaceIo.get(sessionId),
+            skills: commands,
           });
         }
         return agent.createTurnRunner({
@@ -222,6 +253,11 @@ function lazyAgent(
           gate: permissions.createPermissionGate({
             alwaysAsk: config.alwaysAsk,
             dataDir: config.dataDir,
+            rules,
+          }),
+          hooks: new hooks.HookRunner({
+            user: config.hooks,
+            log: (level, message) => log.log(level, `hooks: ${message}`),
           }),
         });
       })
@@ -234,9 +270,16 @@ function lazyAgent(
   // tools/list loads the agent as the first chat/send does, and lists from the same toolsets.
   const tools = lazyToolCatalogue(async () => {
     await turnRunner();
-    return { toolsets, alwaysAsk: config.alwaysAsk };
+    return { toolsets, alwaysAsk: config.alwaysAsk, ...(rules && { rules }) };
   });
-  return { turnRunner, toolsets, tools, sessionMcpServers, sessionWorkspaceIo };
+  return {
+    turnRunner,
+    toolsets,
+    tools,
+    sessionMcpServers,
+    sessionWorkspaceIo,
+    rules: () => rules,
+  };
 }
 
 export async function runDaemon(options: DaemonOptions & { stdio: boolean }): Promise<void> {
@@ -244,7 +287,11 @@ export async function runDaemon(options: DaemonOptions & { stdio: boolean }): Pr
   // Committed data is safe without it (WAL); closing checkpoints the WAL into arbor.db.
   process.once('exit', () => store.close());
   const { config, log } = options;
-  log.info(`sessions stored in ${store.path}`);
+  // Which SQLite this Node runs the store on (store/sqlite/): the first thing to know when it fails.
+  const { sqliteBackend } = await import('../store/index.js');
+  log.info(
+    `sessions stored in ${store.path} (SQLite via ${sqliteBackend()}, Node ${process.version})`,
+  );
   if (options.stdio) {
     serveStdio(context);
     log.info(
@@ -264,4 +311,10 @@ export async function runDaemon(options: DaemonOptions & { stdio: boolean }): Pr
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+function hasRules(permissions: UserPermissions): boolean {
+  return [permissions.allow, permissions.ask, permissions.deny].some(
+    (list) => (list?.length ?? 0) > 0,
+  );
 }

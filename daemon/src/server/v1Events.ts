@@ -2,7 +2,8 @@
  * Enum values added after protocol 1 reach only clients that opted in with
  * `capabilities.openEnums` (versioning.md#versioning-new-values-gated); every
  * other client gets the v1 value the spec names as their stand-in: stopReason
- * `max_tokens` → `end_turn`, node kind `compaction` → `tool`. The store
+ * `max_tokens` → `end_turn`, node kinds `compaction` and `hook` → `tool`, approval
+ * decision `allowAlways` → `allowForSession`. The store
  * and the replay log keep the real value: the mapping is per connection.
  */
 import {
@@ -27,7 +28,7 @@ function isV1StopReason(reason: StopReason): reason is V1StopReason {
 }
 
 /** Node kinds after protocol 1 and their v1 stand-ins. */
-const V1_NODE_KIND: Readonly<Record<string, NodeKind>> = { compaction: 'tool' };
+const V1_NODE_KIND: Readonly<Record<string, NodeKind>> = { compaction: 'tool', hook: 'tool' };
 
 /** The event as this client may receive it. */
 export function eventForClient(
@@ -36,10 +37,17 @@ export function eventForClient(
 ): SessionEvent {
   if (capabilities.openEnums !== undefined) return event;
   if (event.method === Methods.TreeUpdate.method) return withV1Nodes(event);
+  if (event.method === Methods.ApprovalResolved.method) return withV1Decision(event);
   if (event.method !== Methods.SessionState.method) return event;
   const stopReason = event.params['stopReason'] as StopReason | undefined;
   if (stopReason === undefined || isV1StopReason(stopReason)) return event;
   return { ...event, params: { ...event.params, stopReason: V1_STOP_REASON[stopReason] } };
+}
+
+/** allowAlways (1.1) reads as allowForSession, what it grants in the session itself. */
+function withV1Decision(event: SessionEvent): SessionEvent {
+  if (event.params['decision'] !== 'allowAlways') return event;
+  return { ...event, params: { ...event.params, decision: 'allowForSession' } };
 }
 
 /** A tree/update, on the hot path of every turn: only its nodes are looked at, and copied when one changes. */

@@ -21,7 +21,10 @@ export interface SessionEvent {
 }
 
 /** The part of the store the bus uses: the session's persisted event log. */
-export type SessionEventLog = Pick<Store, 'appendEvent' | 'eventsSince' | 'lastSeq'>;
+export type SessionEventLog = Pick<
+  Store,
+  'appendEvent' | 'eventsSince' | 'lastSeq' | 'takeDropped'
+>;
 
 export interface EventSubscriber {
   readonly clientId: string;
@@ -61,6 +64,9 @@ export class EventBus {
   }
 
   emit(descriptor: NotificationDescriptor, params: object): SessionEvent {
+    // A commit that failed even into the disk reserve dropped events this bus numbered
+    // (no client got them): continue from the log, so it stays without gaps.
+    if (this.log.takeDropped(this.sessionId)) this.seq = this.log.lastSeq(this.sessionId);
     const seq = this.seq + 1;
     const event: SessionEvent = {
       seq,
@@ -69,7 +75,8 @@ export class EventBus {
       // client (security.md#security-redact-known-secrets).
       params: this.redactor.redactDeep({ ...params, sessionId: this.sessionId, seq }),
     };
-    // Stored before anyone sees it: every seq a client holds can be replayed.
+    // Stored before anyone sees it: every seq a client holds can be replayed. The append
+    // joins the pass's transaction, and a connection commits it before its frames leave.
     // A failed append throws here and leaves no gap in the numbering.
     this.log.appendEvent(this.sessionId, seq, event.method, event.params);
     this.seq = seq;

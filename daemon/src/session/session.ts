@@ -45,6 +45,8 @@ import { QuestionBroker } from '../questions/questionBroker.js';
 import { TurnWaits } from './asks/turnWaits.js';
 import { SessionCheckpoints } from '../checkpoints/sessionCheckpoints.js';
 import type { TurnToolsProvider } from '../tools/toolset.js';
+import type { CommandCatalogue } from '../commands/commandCatalogue.js';
+import { SessionCommands } from '../commands/sessionCommands.js';
 import { asClientPeer, type ClientPeer } from './clientPeer.js';
 import { acceptedModel } from './sessionModel.js';
 
@@ -60,6 +62,17 @@ export interface SessionDeps {
   approvalTimeoutMs?: number;
   /** Workspace checkpoints for undo (checkpoints.md); absent: turns are not checkpointed. */
   checkpoints?: { dataDir: string; gitPath?: string };
+  /** Slash commands and skills (commands.md); absent: chat/send texts go to the model as typed. */
+  commands?: CommandCatalogue;
+  /** Saves an "always allow" rule for a workspace (approvals.md#rules-allow-always); false: not saved. */
+  saveRule?(workspaceRoot: string, rule: string): boolean;
+  /**
+   * How long a loaded session stays in memory once evictable (no client, no
+   * turn; Session.evictable); absent: sessions stay loaded until deleted.
+   */
+  idleEvictMs?: number;
+  /** Clock of idle times (default Date.now). */
+  now?: () => number;
 }
 
 interface RunningTurn {
@@ -120,8 +133,12 @@ export class Session {
   private readonly checkpoints: SessionCheckpoints | undefined;
   /** A checkpoint/restore under way: a turn sent meanwhile starts once the files are back. */
   private restoring: Promise<unknown> | undefined;
+  /** Turn runners not returned yet, also one whose turn was already ended for it. */
+  private runnersInFlight = 0;
   /** Attached connections that can be asked or run client tools, by clientId. */
   private readonly peers = new Map<string, ClientPeer>();
+  /** The session's slash commands and skills; undefined when the daemon has none. */
+  readonly commands: SessionCommands | undefined;
 
   /** `stored`: the session as the store returned it (created, or from an earlier daemon run). */
   constructor(
@@ -148,6 +165,9 @@ export class Session {
           this.deps.log.warn(`session ${this.id}: approval not logged: ${reason}`);
         }
       },
+      ...(deps.saveRule && {
+        saveRule: (rule: string) => deps.saveRule!(stored.workspaceRoot, rule),
+      }),
       timeoutMs,
       waits,
     });
@@ -160,6 +180,13 @@ export class Session {
         store: deps.store.checkpoints.of(stored.sessionId),
         log: (level, message) => deps.log[level](message),
       });
+    this.commands =
+      deps.commands &&
+      new SessionCommands(
+        deps.commands,
+        () => this.info.workspaceRoot,
+        (commands) => this.emit(Methods.CommandsChanged, { commands }),
+      );
     this.questions = new QuestionBroker({
       controllers: () => this.controllersThatAnswer('questions'),
       isController: (clientId) => this.roles.get(clientId) === 'controller',
@@ -381,6 +408,30 @@ export class Session {
     for (const clientId of [...this.roles.keys()]) this.detach(clientId);
   }
 
+  /**
+   * Whether only the store holds what matters of this session now: no client
+   * attached (so no request of one is under way), no turn or restore running,
+   * and nothing kept only in memory (allow-for-session grants, a test script).
+   * Such a session can leave memory; it is loaded again on its next use.
+   */
+  get evictable(): boolean {
+    return (
+      this.roles.size === 0 &&
+      this.running === undefined &&
+      this.runnersInFlight === 0 &&
+      this.restoring === undefined &&
+      this.grants.isEmpty &&
+      this.script === undefined
+    );
+  }
+
+  /** Frees what the session holds besides its rows (tools, watchers, checkpoints); only when evictable. */
+  evict(): void {
+    this.disposed = true;
+    this.deps.toolsets?.release(this.id);
+    this.checkpoints?.dispose();
+  }
+
   /** checkpoint/restore (checkpoints.md#checkpoint-restore): controllers only, never during a turn. */
   restoreCheckpoint(clientId: string, turnId: string, force: boolean) {
     this.requireController(clientId, Methods.CheckpointRestore.method);
@@ -488,6 +539,8 @@ export class Session {
         this.emit(descriptor, params);
       },
     };
+    // Read now, not at chat/send: a changed set is announced apart from the reply (commands.md#commands-changed).
+    const commandInput = this.commands?.forTurn(text);
     this.emit(Methods.SessionState, { state: 'running', turnId });
     // The first message titled the session: every attached client shows it now.
     if (running.newTitle !== undefined)
@@ -495,6 +548,7 @@ export class Session {
 
     let result: TurnResult | undefined;
     let failure: string | undefined;
+    this.runnersInFlight++;
     try {
       if (abort.signal.aborted) throw new Error('cancelled before start');
       await this.restoring;
@@ -502,7 +556,9 @@ export class Session {
       result = await runner.run({
         sessionId: this.id,
         turnId,
-        text,
+        // The store keeps what the user typed; the model gets the command's expansion.
+        text: commandInput?.modelText ?? text,
+        ...(commandInput && { skills: commandInput.skills }),
         workspaceRoot: this.info.workspaceRoot,
         model: this.info.model,
         script: this.script,
@@ -528,6 +584,8 @@ export class Session {
     } catch (error) {
       failure = error instanceof Error ? error.message : String(error);
       this.deps.log.error(`session ${this.id}: turn ${turnId} failed: ${failure}`);
+    } finally {
+      this.runnersInFlight--;
     }
     open = false;
 

@@ -13,6 +13,7 @@ import type { BudgetKind, ParamsOf, ResultOf, Script, SessionInfo } from '@arbor
 import { Methods } from '@arbor/protocol';
 import { rpcErrors } from '../rpcError.js';
 import { StoreError } from '../store/storeError.js';
+import type { StoreCommits } from '../store/passTransaction.js';
 import { Session, type SessionDeps } from './session.js';
 import { acceptedModel } from './sessionModel.js';
 
@@ -22,6 +23,9 @@ export type ListSessionsParams = ParamsOf<typeof Methods.SessionList>;
 export class SessionManager {
   /** Sessions in use by this process, by id. */
   private readonly live = new Map<string, Session>();
+  /** When each live session was last used, or last seen not evictable (deps.now). */
+  private readonly lastActive = new Map<string, number>();
+  private sweep: NodeJS.Timeout | undefined;
   /** Sessions whose deletion is under way: already not found, rows not yet gone. */
   private readonly deleting = new Set<string>();
   /** Script set by `_arbor/testing/setScript` without a sessionId. */
@@ -32,6 +36,11 @@ export class SessionManager {
   private idCounter = 0;
 
   constructor(private readonly deps: SessionDeps) {}
+
+  /** What a connection commits before its frames leave (FrameWriter): the store's pass. */
+  get storeCommits(): StoreCommits {
+    return this.deps.store;
+  }
 
   /**
    * Once at startup, before any request: turns a previous daemon process left
@@ -62,19 +71,75 @@ export class SessionManager {
     session.script = this.defaultScript;
     session.scriptBudgets = this.defaultScriptBudgets;
     this.live.set(session.id, session);
+    this.touch(session.id);
     return session;
   }
 
   /** The session in memory, loading it from the store (a session of an earlier run) if needed. */
   get(sessionId: string): Session {
     const known = this.live.get(sessionId);
-    if (known) return known;
+    if (known) {
+      this.touch(sessionId);
+      return known;
+    }
     if (this.deleting.has(sessionId)) throw rpcErrors.sessionNotFound(sessionId);
     const stored = this.deps.store.getSession(sessionId);
     if (!stored) throw rpcErrors.sessionNotFound(sessionId);
     const session = new Session(stored, this.deps);
     this.live.set(sessionId, session);
+    this.touch(sessionId);
     return session;
+  }
+
+  /** How many sessions are loaded in memory now. */
+  get loadedCount(): number {
+    return this.live.size;
+  }
+
+  /**
+   * Drops from memory every session evictable for at least deps.idleEvictMs
+   * (Session.evictable); get() loads it again, from the store, on next use.
+   * Runs on a timer while sessions are loaded; returns the ids dropped.
+   */
+  evictIdle(): string[] {
+    const { idleEvictMs } = this.deps;
+    if (idleEvictMs === undefined) return [];
+    const now = this.now();
+    const evicted: string[] = [];
+    for (const [sessionId, session] of this.live) {
+      if (!session.evictable) {
+        // Idle time counts from when it last was not evictable (a turn, a client).
+        this.lastActive.set(sessionId, now);
+        continue;
+      }
+      if (now - (this.lastActive.get(sessionId) ?? now) < idleEvictMs) continue;
+      session.evict();
+      this.live.delete(sessionId);
+      this.lastActive.delete(sessionId);
+      evicted.push(sessionId);
+    }
+    return evicted;
+  }
+
+  private touch(sessionId: string): void {
+    this.lastActive.set(sessionId, this.now());
+    const { idleEvictMs } = this.deps;
+    if (idleEvictMs === undefined || this.sweep !== undefined) return;
+    // Sweeps only while sessions are loaded; unref'd: it never keeps the daemon alive.
+    const every = Math.max(10, Math.min(idleEvictMs / 2, 60_000));
+    this.sweep = setInterval(() => {
+      const evicted = this.evictIdle();
+      if (evicted.length > 0)
+        this.deps.log.debug(`${evicted.length} idle session(s) dropped from memory`);
+      if (this.live.size > 0) return;
+      clearInterval(this.sweep);
+      this.sweep = undefined;
+    }, every);
+    this.sweep.unref();
+  }
+
+  private now(): number {
+    return (this.deps.now ?? Date.now)();
   }
 
   list(params: ListSessionsParams): ResultOf<typeof Methods.SessionList> {
@@ -114,6 +179,7 @@ export class SessionManager {
       throw rpcErrors.sessionNotFound(sessionId);
     // Gone for every later request from here on, also while the turn stops.
     this.live.delete(sessionId);
+    this.lastActive.delete(sessionId);
     this.deleting.add(sessionId);
     try {
       await session?.close();

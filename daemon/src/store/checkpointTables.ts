@@ -4,7 +4,7 @@
  * changed; for each session, the snapshot its turns (or its last restore)
  * left the workspace in. Rows go with their session.
  */
-import type Database from 'better-sqlite3';
+import type { Database } from './sqlite/index.js';
 
 export interface TurnCheckpointRecord {
   turnId: string;
@@ -35,7 +35,7 @@ export class CheckpointTables {
   private readonly sql;
 
   constructor(
-    db: Database.Database,
+    db: Database,
     /** The store's write path (write lock at BEGIN, disk-reserve handling). */
     private readonly write: <T>(fn: () => T) => T,
     private readonly timestamp: () => string,

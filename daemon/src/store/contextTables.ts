@@ -6,7 +6,7 @@
  * Rows belong to a session and go with it. The messages table is never
  * touched: a loaded session shows every message as it was.
  */
-import type Database from 'better-sqlite3';
+import type { Database } from './sqlite/index.js';
 import type { Artifact } from '../agent/context/artifacts.js';
 import { isSummary } from '../agent/context/compaction.js';
 import type { SessionContextStore } from '../agent/context/sessionContext.js';
@@ -33,7 +33,7 @@ export class ContextTables {
   private readonly sql;
 
   constructor(
-    db: Database.Database,
+    db: Database,
     /** The store's write path (write lock at BEGIN, disk-reserve handling). */
     private readonly write: <T>(fn: () => T) => T,
     private readonly timestamp: () => string,

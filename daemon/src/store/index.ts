@@ -39,4 +39,5 @@ export {
   type TurnCheckpointRecord,
 } from './checkpointTables.js';
 export { DATABASE_FILE_NAME, DATABASE_FILE_MODE, DATA_DIR_MODE } from './dataDir.js';
+export { sqliteBackend, type SqliteBackend } from './sqlite/index.js';
 export { MIGRATIONS, SCHEMA_VERSION, type Migration } from './migrations.js';

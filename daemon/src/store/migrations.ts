@@ -4,7 +4,7 @@
  * is never edited, because databases in the field were built by it. A change
  * to the schema is a new step at the end (and a new case in the migration test).
  */
-import type Database from 'better-sqlite3';
+import type { Database } from './sqlite/index.js';
 import { StoreError } from './storeError.js';
 
 export interface Migration {
@@ -188,6 +188,29 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE sessions ADD COLUMN checkpoint_head TEXT;
     `,
   },
+  {
+    version: 10,
+    description: "approvals: the decision allowAlways (protocol 1.1), which saves a permission rule",
+    // SQLite cannot change a CHECK constraint in place: the table is rebuilt with its rows.
+    sql: `
+      CREATE TABLE approvals_v10 (
+        id           INTEGER PRIMARY KEY,
+        session_id   TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        turn_id      TEXT NOT NULL REFERENCES turns (id) ON DELETE CASCADE,
+        tool_call_id TEXT NOT NULL,
+        tool         TEXT NOT NULL,
+        args_digest  TEXT NOT NULL CHECK (length(args_digest) = 64), -- sha256 hex; raw args never stored
+        decision     TEXT CHECK (decision IN ('allow', 'allowForSession', 'allowAlways', 'deny')),
+        outcome      TEXT NOT NULL CHECK (outcome IN ('approved', 'rejected', 'timed_out', 'cancelled', 'not_required')),
+        decided_by   TEXT,                        -- clientId of the deciding client
+        decided_at   TEXT NOT NULL
+      );
+      INSERT INTO approvals_v10 SELECT * FROM approvals;
+      DROP TABLE approvals;
+      ALTER TABLE approvals_v10 RENAME TO approvals;
+      CREATE INDEX approvals_by_session ON approvals (session_id, id);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -197,7 +220,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * re-reads `user_version` under the write lock, so two processes opening the
  * same new file at once do not both apply a step.
  */
-export function migrate(db: Database.Database, path: string): void {
+export function migrate(db: Database, path: string): void {
   const current = () => db.pragma('user_version', { simple: true }) as number;
   if (current() > SCHEMA_VERSION) {
     throw tooNew(current(), path);

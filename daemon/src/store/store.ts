@@ -8,18 +8,23 @@
  *   a reader sees a turn either running or complete, never half-written.
  * - A process crash loses no committed transaction (WAL, synchronous=NORMAL;
  *   a power cut may lose the last few, never corrupts the file).
+ * - Every write method commits before it returns, except appendEvent: the
+ *   events of one pass of the event loop share one transaction, committed
+ *   when the pass ends, by the next other write, or by commitPending(), which
+ *   a connection calls before its frames leave (passTransaction.ts).
  * - Turns still `running` when a daemon died become `interrupted` through
  *   markInterruptedTurns(), which the daemon calls once at startup; their
  *   partial answer and tree are rebuilt from the event log (turnReplay.ts).
  *
- * Every method is synchronous (better-sqlite3): a call is atomic with respect
+ * Every method is synchronous (SQLite through ./sqlite/: better-sqlite3 or
+ * node:sqlite, whichever this Node runs): a call is atomic with respect
  * to the event loop, and writes take the write lock up front (BEGIN IMMEDIATE)
  * so several connections or processes on one file wait (busy_timeout) instead
  * of failing with SQLITE_BUSY.
  */
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase, SqliteUnavailableError, type Database } from './sqlite/index.js';
 import type { z } from 'zod';
 import {
   Methods,
@@ -49,6 +54,7 @@ import { StoreError } from './storeError.js';
 import { ContextTables } from './contextTables.js';
 import { CheckpointTables } from './checkpointTables.js';
 import { replayTurn, type StoredEventRow } from './turnReplay.js';
+import { PassTransaction } from './passTransaction.js';
 
 /** The file in the data dir that keeps disk space for a full disk's last writes (diskReserve.ts). */
 export const DISK_RESERVE_FILE = 'disk-reserve';
@@ -179,9 +185,9 @@ export interface HistoryEntry {
 /** Opens (creating and migrating as needed) the store in `dataDir`; throws StoreError with advice. */
 export function openStore(dataDir: string, options: StoreOptions = {}): Store {
   const file = prepareDataDir(dataDir);
-  let db: Database.Database;
+  let db: Database;
   try {
-    db = new Database(file, { fileMustExist: true });
+    db = openDatabase(file, { fileMustExist: true });
   } catch (cause) {
     throw unusable(file, cause);
   }
@@ -278,10 +284,17 @@ export class Store {
   private contextTables: ContextTables | undefined;
   private checkpointTables: CheckpointTables | undefined;
   private onReserve: string | undefined;
+  /** This pass's writes, committed together (passTransaction.ts). */
+  private readonly pass: PassTransaction;
+  /** Sessions whose numbered events a failed commit dropped: their buses renumber from the log. */
+  private readonly eventsDropped = new Set<string>();
+  /** Sessions with events in the open pass transaction. */
+  private readonly eventsPending = new Set<string>();
+  private dropCount = 0;
 
   /** Use openStore(). */
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: Database,
     /** Absolute path of the database file. */
     readonly path: string,
     options: StoreOptions,
@@ -292,6 +305,13 @@ export class Store {
     this.reserve = new DiskReserve(join(dirname(path), DISK_RESERVE_FILE));
     this.reserve.ensure();
     this.isProcessAlive = options.isProcessAlive ?? processIsAlive;
+    this.pass = new PassTransaction(db, () => {
+      try {
+        this.commitPending();
+      } catch {
+        // No caller to tell: the connections see dropCount change and send nothing of it.
+      }
+    });
     const p = (source: string) => db.prepare(source);
     this.sql = {
       insertSession:
@@ -677,13 +697,18 @@ export class Store {
     const json = JSON.stringify(params);
     const appends = (this.appendsSincePrune.get(sessionId) ?? 0) + 1;
     const prune = appends >= EVENT_PRUNE_BATCH;
-    this.write(() => {
-      this.sql.insertEvent.run(sessionId, seq, method, json);
-      // The session's plan outlives the event log's retention (sessions.md#sessions-load-plan).
-      if (method === Methods.PlanUpdate.method)
-        this.sql.setPlan.run(JSON.stringify((params as { entries: unknown }).entries), sessionId);
-      if (prune) this.sql.pruneEvents.run(sessionId, seq - this.eventRetention);
-    });
+    // Joins this pass's transaction: committed when the pass ends, or before a frame
+    // leaves (commitPending), whichever comes first.
+    this.retryOnFullDisk(() =>
+      this.pass.run(() => {
+        this.sql.insertEvent.run(sessionId, seq, method, json);
+        // The session's plan outlives the event log's retention (sessions.md#sessions-load-plan).
+        if (method === Methods.PlanUpdate.method)
+          this.sql.setPlan.run(JSON.stringify((params as { entries: unknown }).entries), sessionId);
+        if (prune) this.sql.pruneEvents.run(sessionId, seq - this.eventRetention);
+      }),
+    );
+    this.eventsPending.add(sessionId);
     this.appendsSincePrune.set(sessionId, prune ? 0 : appends);
   }
 
@@ -743,21 +768,88 @@ export class Store {
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    try {
+      this.commitPending();
+    } finally {
+      this.db.close();
+    }
+  }
+
+  /**
+   * Commits this pass's writes now (a connection calls it before its frames
+   * leave). When that fails even into the disk reserve they are dropped,
+   * dropCount grows, and their sessions renumber from the log (takeDropped).
+   */
+  commitPending(): void {
+    if (!this.pass.pending || this.pass.nested) return;
+    try {
+      try {
+        this.pass.commit();
+      } catch (error) {
+        // Disk full: the reserve's space, once, and the pass's writes again.
+        if (!isDiskFull(error) || !this.reserve.release()) throw error;
+        this.onReserve = (translate(error, this.path) as Error).message;
+        this.pass.redo();
+      }
+      this.eventsPending.clear();
+    } catch (error) {
+      for (const sessionId of this.eventsPending) this.eventsDropped.add(sessionId);
+      this.eventsPending.clear();
+      this.dropCount++;
+      throw translate(error, this.path);
+    }
+  }
+
+  /** Grows each time commitPending drops written events: frames sent since they were made report them. */
+  get droppedCommits(): number {
+    return this.dropCount;
+  }
+
+  /** Whether a failed commit dropped events of the session since the last call (its seq is ahead of the log). */
+  takeDropped(sessionId: string): boolean {
+    return this.eventsDropped.delete(sessionId);
   }
 
   // ---- internals ------------------------------------------------------------
 
-  /** Runs `fn` in a transaction that takes the write lock at BEGIN (no lock-upgrade SQLITE_BUSY). */
+  /**
+   * Runs `fn` in a transaction that takes the write lock at BEGIN (no
+   * lock-upgrade SQLITE_BUSY), together with this pass's event appends, and
+   * commits before returning: the caller's write is durable once it returns.
+   */
   private write<T>(fn: () => T): T {
+    let result!: T;
+    // A commit that fails on a full disk writes the pass again (PassTransaction.redo),
+    // fn too: what fn returns must then be its last run's (new ids, timestamps).
+    const run = (): void => {
+      result = fn();
+    };
     try {
-      return this.db.transaction(fn).immediate();
+      this.retryOnFullDisk(() => this.pass.run(run));
     } catch (error) {
-      // Disk full: the reserve's space, once, for what must still be written.
+      // fn's writes are undone; the pass's others are committed now all the same,
+      // so a failed write never leaves the lock held.
+      try {
+        this.commitPending();
+      } catch {
+        // Dropped and counted (droppedCommits); the caller gets fn's own error.
+      }
+      throw error;
+    }
+    this.commitPending();
+    return result;
+  }
+
+  /** Disk full: the reserve's space, once, for what must still be written. */
+  private retryOnFullDisk<T>(step: () => T): T {
+    try {
+      return step();
+    } catch (error) {
       if (!isDiskFull(error) || !this.reserve.release()) throw translate(error, this.path);
       this.onReserve = (translate(error, this.path) as Error).message;
       try {
-        return this.db.transaction(fn).immediate();
+        return step();
       } catch (again) {
         throw translate(again, this.path);
       }
@@ -989,10 +1081,17 @@ function unusable(file: string, cause: unknown): StoreError {
       { cause },
     );
   }
+  // The runtime cannot run SQLite at all (e.g. a native binding built for
+  // another Node): the file is fine, and moving it aside would lose sessions.
+  if (cause instanceof SqliteUnavailableError)
+    return new StoreError('sqlite_unavailable', cause.message, file, { cause });
+  const damaged = code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB';
   return new StoreError(
     'database_unusable',
-    `The database ${file} cannot be used: ${(cause as Error).message}. ` +
-      'If it is damaged or not an Arbor database, move it aside and restart to begin with an empty store.',
+    `The database ${file} cannot be used: ${(cause as Error).message}.` +
+      (damaged
+        ? ' It is damaged or not an Arbor database: move it aside and restart to begin with an empty store.'
+        : ''),
     file,
     { cause },
   );

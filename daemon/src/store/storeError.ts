@@ -12,6 +12,8 @@ export type StoreErrorCode =
   | 'data_dir_unsafe'
   /** The database was written by a newer Arbor: its schema version is unknown here. */
   | 'schema_too_new'
+  /** This Node cannot run SQLite (no backend loads); the database itself is untouched. */
+  | 'sqlite_unavailable'
   /** The file is not a usable SQLite database, or a migration failed. */
   | 'database_unusable'
   /** A session or turn that the call names does not exist. */

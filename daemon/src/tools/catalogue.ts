@@ -18,8 +18,13 @@ import type {
 } from '@arbor/protocol';
 import { RUN_SUBTASK, runSubtaskTool } from '../agent/subtaskTools.js';
 import { decideCall, knownCategory } from '../permissions/permissionMatrix.js';
+import type { PermissionRules, RuleSet } from '../permissions/rules/index.js';
 import { askUserTool } from './askUser.js';
+import { CommandCatalogue } from '../commands/commandCatalogue.js';
+import { readSkillTool } from '../commands/readSkillTool.js';
 import { MEMORY_TOOLS } from './memory.js';
+import { processTools } from './processes/processTools.js';
+import { SessionProcesses } from './processes/sessionProcesses.js';
 import { readArtifactTool } from './readArtifact.js';
 import { toolDefinition, type Tool } from './tool.js';
 import type { ToolSender, TurnToolsProvider } from './toolset.js';
@@ -66,11 +71,19 @@ let neutralWorkspaceTools: Tool[] | undefined;
  * directory yields the same definitions; these are never executed.
  */
 export function builtinTools(extraTools: readonly Tool[] = []): Tool[] {
-  neutralWorkspaceTools ??= [
-    ...createWorkspaceTools(openWorkspace(tmpdir(), { watch: false })),
-    askUserTool as Tool,
-  ];
+  neutralWorkspaceTools ??= neutralSessionTools();
   return composeTurnTools(extraTools, neutralWorkspaceTools);
+}
+
+function neutralSessionTools(): Tool[] {
+  const workspace = openWorkspace(tmpdir(), { watch: false });
+  return [
+    ...createWorkspaceTools(workspace),
+    ...processTools(new SessionProcesses(), 'no session', workspace),
+    askUserTool as Tool,
+    // Its definition does not depend on which folders it reads.
+    readSkillTool(new CommandCatalogue(tmpdir())),
+  ];
 }
 
 export interface ToolCatalogueOptions {
@@ -78,6 +91,8 @@ export interface ToolCatalogueOptions {
   toolsets: TurnToolsProvider;
   /** The always-ask list the permission gate uses. */
   alwaysAsk: readonly string[];
+  /** The permission rules the gate uses. */
+  rules?: PermissionRules;
   /** Tools the agent adds to every turn (AgentOptions.tools); none in production. */
   extraTools?: readonly Tool[];
 }
@@ -118,21 +133,42 @@ export class ToolCatalogue {
       chatContext: query.chatContext,
       sender: query.sender,
     });
+    let rules: RuleSet | undefined;
+    let rulesError: string | undefined;
+    try {
+      rules = this.options.rules?.forWorkspace(query.workspaceRoot);
+    } catch (error) {
+      rulesError = (error as Error).message;
+    }
     const tools = composeTurnTools(this.extraTools, sessionTools).map((tool) =>
-      describeTool(tool, this.permissionOf(tool, query.permissionMode)),
+      describeTool(
+        tool,
+        rulesError === undefined ? this.permissionOf(tool, query.permissionMode, rules) : 'block',
+      ),
     );
     const servers = toolsets.serversOf(query.sessionId);
-    return { tools, ...(servers === undefined ? {} : { servers }) };
+    return {
+      tools,
+      ...(servers === undefined ? {} : { servers }),
+      ...(this.options.rules && { rules: rules?.list() ?? [] }),
+      ...(rulesError !== undefined && { rulesError }),
+    };
   }
 
-  /** The gate's verdict before grants and protected paths, which depend on the call. */
-  private permissionOf(tool: Tool, mode: PermissionMode): ToolPermission {
+  /**
+   * The gate's verdict before grants, protected paths and rules with a
+   * specifier, which depend on the call; rules naming the whole tool count.
+   */
+  private permissionOf(tool: Tool, mode: PermissionMode, rules: RuleSet | undefined): ToolPermission {
     if (!passesPermissionGate(tool)) return 'run';
-    return decideCall(mode, {
+    const rule = rules?.decide(tool.name, undefined);
+    const verdict = decideCall(mode, {
       category: knownCategory(tool.category),
       alwaysAsk: this.alwaysAsk.has(tool.name),
       protectedPath: false,
+      ...(rule && { rule: rule.effect }),
     });
+    return verdict === 'deny' ? 'block' : verdict;
   }
 }
 

@@ -17,6 +17,13 @@ import {
   MAX_READ_BYTES,
 } from './workspace/fileTools.js';
 import { MAX_COMMAND_OUTPUT_BYTES } from './workspace/runCommand.js';
+import { STOP_GRACE_MS } from './processes/backgroundProcess.js';
+import { MAX_OUTPUT_READ_CHARS, START_GRACE_MS } from './processes/processTools.js';
+import {
+  MAX_KEPT_EXITED,
+  MAX_PROCESS_OUTPUT_CHARS,
+  MAX_RUNNING_PROCESSES,
+} from './processes/sessionProcesses.js';
 import { ARTIFACT_PAGE_CHARS, MAX_ARTIFACT_PAGE_CHARS, READ_ARTIFACT } from './readArtifact.js';
 import { CONNECT_TIMEOUT_MS, MAX_REDIRECTS, TOTAL_TIMEOUT_MS } from './web/fetchPage.js';
 import { BUILD_WAIT_MS, LINES_PER_FILE, RANKED_FILES } from './search/searchCode.js';
@@ -216,6 +223,52 @@ export const BUILTIN_TOOL_DOCS: Readonly<Record<string, ToolDoc>> = {
       'Where a sandbox works, the command can write only the workspace and a private /tmp, has no network unless configured, and sees no credentials ([security.md](security.md)).',
     ],
   },
+  process_start: {
+    arguments: {
+      command: 'The command line, run by `/bin/sh -c`',
+      cwd: 'Working directory, inside the workspace',
+    },
+    result: `A first line \`<id>: running (pid <pid>, for <n> s)\` — or, when the process ended within the first ${START_GRACE_MS / 1000} s, how it ended (\`exited with code <n>\`, \`killed by <signal>\`, \`failed to start: <reason>\`) — then \`[ran without a sandbox: <reason>]\` when no sandbox could be used, or a note that its sandbox has no network, then what it wrote in those ${START_GRACE_MS / 1000} s as process_output shows it, then how to read on and stop it. Ids are \`p1\`, \`p2\`, … per session. An error result when it ended with a nonzero exit code, by a signal or could not start.`,
+    errors: [
+      `\`refused: this session already runs ${MAX_RUNNING_PROCESSES} background processes, the most it may (<ids>). Stop one with process_kill first.\``,
+      '`cwd <cwd> is not a directory of the workspace`',
+      '`failed to start: <reason>`',
+      CONFINED,
+    ],
+    notes: [
+      'Runs `/bin/sh -c <command>` as run_command does — same sandbox, scrubbed environment, secrets redacted from its output, its own process group — but does not wait for it: it runs until process_kill stops it, it ends by itself, its session is deleted or the daemon ends, however it ends (a sandboxed process dies with bwrap; one without a sandbox is killed by a watchdog process that notices when the daemon is gone). Always spawned by the daemon, also in sessions whose commands run in an editor’s terminal.',
+      'Where the sandbox has no network (the default), the ports it listens on answer only inside its own sandbox: neither run_command nor the user reaches them. `sandbox.network: true` in the config lifts this.',
+      `What it writes during the first ${START_GRACE_MS / 1000} s shows live in the call’s node (\`output\`); later output reaches the model and the tree through process_output. The last ${MAX_PROCESS_OUTPUT_CHARS} characters of its output are kept.`,
+      'An allow-for-session grant covers the same command line only.',
+    ],
+  },
+  process_output: {
+    result: `A first line with the id, the command in backquotes and the state — \`running (pid <pid>, for <n> s)\`, \`exited with code <n>\`, \`killed by <signal>\`, followed by \`(process_kill)\` or \`(its session ended)\` when it was stopped — then \`[output <start>–<end> of <total> characters]\` and the text, or \`[no new output; <total> characters in all]\`. Positions count every character the process wrote since it started. Without \`since\`: what it wrote since the last process_start or process_output result for it, only the last ${MAX_OUTPUT_READ_CHARS} characters when more is new (a line says which were left out and how to read them); with \`since\`: at most ${MAX_OUTPUT_READ_CHARS} characters from there, then a line with the \`since\` to read on. Secrets the daemon knows are redacted.`,
+    errors: [
+      '`No background process "<id>" in this session.` followed by the list process_list returns.',
+      "`since <n> is past the end of <id>'s output (<total> characters).`",
+    ],
+    notes: [
+      'The call’s node shows the output it returned (`output`).',
+      `Output before the last ${MAX_PROCESS_OUTPUT_CHARS} characters is no longer kept; a read from there says so.`,
+    ],
+  },
+  process_kill: {
+    result:
+      '`<id> stopped: killed by SIGTERM (process_kill).` (or how it ended, when it ended another way meanwhile); `<id> had already ended: <state>.` when it was not running.',
+    errors: ['`No background process "<id>" in this session.` followed by the list.'],
+    notes: [
+      `Sends SIGTERM to the process’s whole group, SIGKILL after ${STOP_GRACE_MS / 1000} s, and returns once it has exited. Its output stays readable with process_output.`,
+      'Category `execute`, like process_start: stopping a server the user may be using is an action on the machine, so plan mode blocks it and default mode asks. An allow-for-session grant covers every process_kill of the session (they reach only its own processes).',
+    ],
+  },
+  process_list: {
+    result: `\`Background processes of this session:\` then one line per process — its id, the command in backquotes, \`(cwd <cwd>)\` and its state as process_output gives it — in the order they were started; \`This session has no background processes.\` when there are none.`,
+    errors: [],
+    notes: [
+      `A session runs at most ${MAX_RUNNING_PROCESSES} background processes at once and lists the last ${MAX_KEPT_EXITED} that ended besides them; deleting the session stops its processes and forgets them.`,
+    ],
+  },
   run_task: {
     arguments: {
       timeout_ms: 'Kill the task after this many milliseconds',
@@ -275,6 +328,23 @@ export const BUILTIN_TOOL_DOCS: Readonly<Record<string, ToolDoc>> = {
       'Offered only to a turn whose sending client advertised `client.questions`; the question reaches every controller of the session that did, as [`tool/question`](questions.md#question-request), and the first valid answer wins.',
       'Category `read`: it runs in every permission mode, `plan` included. While it waits, the node has status `awaiting_approval` and the session `requires_action`.',
       'Calls run one at a time, in the order the model made them.',
+    ],
+  },
+  read_skill: {
+    arguments: {
+      name: 'A skill the system prompt lists',
+      path: 'Relative to the skill folder; absent: SKILL.md',
+    },
+    result:
+      'The file’s text (at most 32000 characters, then `[truncated: <n> characters]`), or for a folder its entries one per line, folders ending in `/`.',
+    errors: [
+      '`No skill named "<name>".`',
+      '`<path> of skill <name> is outside the skill folder.` (`..`, an absolute path, or a link leading out)',
+      '`<path> of skill <name> cannot be read (<code>).`, `<path> is not a file.`, `<path> is too large to read (<n> bytes).`',
+    ],
+    notes: [
+      'Offered only to a turn whose workspace (`.arbor/skills/`) or user (the data dir’s `skills/`) has at least one skill; the system prompt then lists each skill’s name and description ([commands.md](commands.md#skills)).',
+      'Reads through the same symlink-safe confinement as the workspace file tools, with the skill’s folder as the root.',
     ],
   },
   todo_write: {

@@ -26,11 +26,23 @@ export const WORKSPACE_TOOL_NAMES = [
   'todo_write',
 ] as const;
 
-/** Tools a session offers only to a turn whose client can take part (ask_user needs client.questions). */
-export const SESSION_TOOL_NAMES = ['ask_user'] as const;
+/** Background processes of the session (tools/processes/). */
+export const PROCESS_TOOL_NAMES = [
+  'process_start',
+  'process_output',
+  'process_kill',
+  'process_list',
+] as const;
+
+/**
+ * Tools a session offers only to some turns: ask_user when the client can take part
+ * (client.questions), read_skill when the workspace or the user has skills.
+ */
+export const SESSION_TOOL_NAMES = ['ask_user', 'read_skill'] as const;
 
 export const DAEMON_TOOL_NAMES: readonly string[] = [
   ...AGENT_TOOL_NAMES,
   ...WORKSPACE_TOOL_NAMES,
+  ...PROCESS_TOOL_NAMES,
   ...SESSION_TOOL_NAMES,
 ];

@@ -1,7 +1,9 @@
 /**
  * Composes a session's tools for each turn, on the daemon's side only (the
  * client sends no tool list): the workspace tools bound to the session's
- * root, ask_user when the sending client answers questions, the tools of the
+ * root and the tools of its background processes (their registry is the
+ * toolsets' own, so releasing a session stops them), ask_user when the
+ * sending client answers questions, the tools of the
  * workspace's MCP servers (started on the first turn that asks, hence async), plus — in `editor` chat context — the client tools
  * declared by the client that sent the turn's chat/send. A client tool named
  * like one of the daemon's own or an MCP tool is not offered (those win).
@@ -14,9 +16,13 @@ import type {
   ClientToolDeclaration,
   ToolServer,
 } from '@arbor/protocol';
+import type { CommandCatalogue } from '../commands/commandCatalogue.js';
+import { readSkillTool } from '../commands/readSkillTool.js';
 import { askUserTool } from './askUser.js';
 import { createClientTools, type ClientToolHost } from './clientTools.js';
 import type { McpHub } from './mcp/mcpHub.js';
+import { processTools } from './processes/processTools.js';
+import { SessionProcesses } from './processes/sessionProcesses.js';
 import { closeWorkspaceIndexes, releaseWorkspaceIndex } from './search/workspaceIndex.js';
 import type { Tool } from './tool.js';
 import { DAEMON_TOOL_NAMES } from './toolNames.js';
@@ -63,6 +69,8 @@ export interface SessionToolsetsOptions {
   /** A session's own workspace I/O (an ACP editor's files and terminals); undefined: the disk. */
   workspaceIo?: (sessionId: string) => WorkspaceIoFactory | undefined;
   log?: (message: string) => void;
+  /** The daemon's skills: a turn whose workspace or user has some gets read_skill. */
+  skills?: CommandCatalogue;
 }
 
 export class SessionToolsets implements TurnToolsProvider {
@@ -70,6 +78,8 @@ export class SessionToolsets implements TurnToolsProvider {
     string,
     { workspace: Workspace; io: WorkspaceIoFactory | undefined; tools: Tool[] }
   >();
+
+  private readonly processes = new SessionProcesses();
 
   constructor(private readonly options: SessionToolsetsOptions = {}) {}
 
@@ -87,7 +97,14 @@ export class SessionToolsets implements TurnToolsProvider {
         ...(io && { io }),
         ...(guard && { guard }),
       });
-      entry = { workspace, io, tools: createWorkspaceTools(workspace) };
+      entry = {
+        workspace,
+        io,
+        tools: [
+          ...createWorkspaceTools(workspace),
+          ...processTools(this.processes, request.sessionId, workspace),
+        ],
+      };
       this.workspaces.set(request.sessionId, entry);
     }
     const mcpTools =
@@ -100,6 +117,9 @@ export class SessionToolsets implements TurnToolsProvider {
     const tools = [
       ...entry.tools,
       ...(sender?.capabilities?.questions === undefined ? [] : [askUserTool as Tool]),
+      ...(this.options.skills && this.options.skills.read(request.workspaceRoot).skills.length > 0
+        ? [this.readSkill(this.options.skills)]
+        : []),
       ...mcpTools,
     ];
     if (request.chatContext.kind === 'editor' && sender && sender.declaredTools.length > 0) {
@@ -120,12 +140,23 @@ export class SessionToolsets implements TurnToolsProvider {
     return tools;
   }
 
-  serversOf(sessionId: string): ToolServer[] | undefined {
+  private readSkillInstance: Tool | undefined;
+
+  /** One read_skill for every turn: it reads the catalogue afresh at each call. */
+  private readSkill(catalogue: CommandCatalogue): Tool {
+    return (this.readSkillInstance ??= readSkillTool(catalogue));
+  }
+
+    serversOf(sessionId: string): ToolServer[] | undefined {
     return this.options.mcp?.serversOf(sessionId);
   }
 
-  /** The session is gone: stop watching its workspace, and its MCP servers if it was their last. */
+  /**
+   * The session is gone: stop its background processes, stop watching its
+   * workspace, and its MCP servers if it was their last.
+   */
   release(sessionId: string): void {
+    void this.processes.release(sessionId);
     const entry = this.workspaces.get(sessionId);
     this.workspaces.delete(sessionId);
     void entry?.workspace.guard.close();
@@ -140,6 +171,7 @@ export class SessionToolsets implements TurnToolsProvider {
     closeWorkspaceIndexes();
     await Promise.all([
       ...entries.map((e) => e.workspace.guard.close()),
+      this.processes.closeAll(),
       this.options.mcp?.closeAll(),
     ]);
   }

@@ -272,9 +272,12 @@ describe('arbor acp (process, scripted provider)', function () {
       [
         ['allow', 'allow_once'],
         ['allowForSession', 'allow_always'],
+        ['allowAlways', 'allow_always'],
         ['deny', 'reject_once'],
       ],
     );
+    // "Always allow" names the rule it saves.
+    assert.match(asked!.options[2]!.name, /^Always allow write_file\(/);
     assert.deepEqual(asked!.toolCall.content, write.content);
 
     // Second turn: the write is rejected, the file stays, the turn goes on.

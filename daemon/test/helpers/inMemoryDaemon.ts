@@ -61,6 +61,9 @@ export function inMemoryDaemon(
     /** Reuse a data dir (a "restarted" daemon); default: a fresh temp dir. */
     dataDir?: string;
     maxHistoryTokens?: number;
+    /** Idle eviction of loaded sessions (SessionManager.evictIdle) and its clock. */
+    idleEvictMs?: number;
+    now?: () => number;
   } = {},
 ): InMemoryDaemon {
   const runner = options.runner ?? new FakeRunner();
@@ -73,6 +76,8 @@ export function inMemoryDaemon(
     turnRunner: typeof runner === 'function' ? runner : () => Promise.resolve(runner),
     log: silentLogger,
     maxHistoryTokens: options.maxHistoryTokens ?? DEFAULT_BUDGET_LIMITS.maxHistoryTokens,
+    ...(options.idleEvictMs !== undefined && { idleEvictMs: options.idleEvictMs }),
+    ...(options.now && { now: options.now }),
   });
   sessions.recoverInterruptedTurns();
   const context = testContext(sessions, {

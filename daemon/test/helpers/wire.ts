@@ -146,9 +146,16 @@ export interface DaemonProcess {
   exited: Promise<number | null>;
 }
 
-export function spawnStdioDaemon(args: string[]): DaemonProcess {
-  const child = spawn(process.execPath, [ARBOR_BIN, 'daemon', '--stdio', ...args], {
+/** `node` (default: this test's Node) runs the daemon; `env` is added to this process's environment. */
+export interface SpawnOptions {
+  node?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function spawnStdioDaemon(args: string[], options: SpawnOptions = {}): DaemonProcess {
+  const child = spawn(options.node ?? process.execPath, [ARBOR_BIN, 'daemon', '--stdio', ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
+    ...(options.env && { env: { ...process.env, ...options.env } }),
   });
   let stderr = '';
   const stdout: Buffer[] = [];

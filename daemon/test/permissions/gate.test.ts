@@ -10,11 +10,16 @@ import { SessionGrants } from '../../src/permissions/grants.js';
 import { createDaemonContext } from '../../src/server/startDaemon.js';
 import { resolveConfig } from '../../src/config/daemonConfig.js';
 import { silentLogger } from '../../src/logging/logger.js';
-import { DAEMON_TOOL_NAMES, WORKSPACE_TOOL_NAMES } from '../../src/tools/toolNames.js';
+import {
+  DAEMON_TOOL_NAMES,
+  PROCESS_TOOL_NAMES,
+  WORKSPACE_TOOL_NAMES,
+} from '../../src/tools/toolNames.js';
 import { createWorkspaceTools, openWorkspace } from '../../src/tools/workspace/index.js';
 import { MEMORY_TOOLS } from '../../src/tools/memory.js';
 import { READ_ARTIFACT } from '../../src/tools/readArtifact.js';
 import { ASK_USER } from '../../src/tools/askUser.js';
+import { READ_SKILL } from '../../src/commands/readSkillTool.js';
 import { RUN_SUBTASK } from '../../src/agent/subtaskTools.js';
 import { CATEGORY_TOOLS, runGated, toolMessagesOf } from './gateHarness.js';
 import { tempDir } from './helpers.js';
@@ -142,7 +147,9 @@ describe('permission gate', function () {
           ...MEMORY_TOOLS.map((t) => t.name),
           READ_ARTIFACT,
           ...workspaceNames,
+          ...PROCESS_TOOL_NAMES,
           ASK_USER,
+          READ_SKILL,
         ].sort(),
       );
     });

@@ -5,10 +5,15 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { ScriptInput } from '@arbor/protocol';
 import { DATABASE_FILE_NAME } from '../../src/store/index.js';
-import { spawnStdioDaemon, type DaemonProcess, type Json } from '../helpers/wire.js';
+import { openDatabase } from '../../src/store/sqlite/index.js';
+import {
+  spawnStdioDaemon,
+  type DaemonProcess,
+  type Json,
+  type SpawnOptions,
+} from '../helpers/wire.js';
 
 /** Replies keyed by a word of the user's message (the scripted provider's containment rule). */
 export const SCRIPT: ScriptInput = {
@@ -91,17 +96,20 @@ export interface RunningDaemon extends DaemonProcess {
 const live = new Set<RunningDaemon>();
 
 /** `arbor daemon --stdio --provider scripted` on `dataDir`, initialized. */
-export async function startDaemon(dataDir: string): Promise<RunningDaemon> {
-  const process = spawnStdioDaemon([
-    '--data-dir',
-    dataDir,
-    '--provider',
-    'scripted',
-    '--script',
-    scriptPath(),
-    '--log-level',
-    'warn',
-  ]);
+export async function startDaemon(dataDir: string, options?: SpawnOptions): Promise<RunningDaemon> {
+  const process = spawnStdioDaemon(
+    [
+      '--data-dir',
+      dataDir,
+      '--provider',
+      'scripted',
+      '--script',
+      scriptPath(),
+      '--log-level',
+      'warn',
+    ],
+    options,
+  );
   const { client } = process;
   const daemon: RunningDaemon = {
     ...process,
@@ -148,7 +156,7 @@ export function databaseFile(dataDir: string): string {
 
 /** `PRAGMA integrity_check` of the data dir's database, read-only (the next daemon does the recovery). */
 export function integrityCheck(dataDir: string): unknown {
-  const db = new Database(databaseFile(dataDir), { readonly: true, fileMustExist: true });
+  const db = openDatabase(databaseFile(dataDir), { readonly: true, fileMustExist: true });
   try {
     return db.pragma('integrity_check', { simple: true });
   } finally {

@@ -54,6 +54,7 @@ describe('secret redaction', () => {
         void stored.push(params),
       eventsSince: () => ({ events: [] }),
       lastSeq: () => 0,
+      takeDropped: () => false,
     } as unknown as SessionEventLog;
     const redactor = new SecretRedactor();
     redactor.add('sk-test-leaked-key-0001');

@@ -21,8 +21,12 @@ describe('store: concurrent writers', () => {
       a.appendUserMessage(sa, `a${i}`, `qa${i}`);
       b.appendUserMessage(sb, `b${i}`, `qb${i}`);
       b.appendEvent(sb, i + 1, 'chat/chunk', { i });
+      // An event is committed when the pass of the event loop ends; one thread
+      // holding both stores cannot wait for that, so it commits at once.
+      b.commitPending();
       a.commitTurn(turnCommit(`a${i}`));
       a.appendEvent(sa, i + 1, 'chat/chunk', { i });
+      a.commitPending();
       b.commitTurn(turnCommit(`b${i}`));
       // Each sees the other's commits at once.
       assert.equal(a.loadSession(sb)!.messages.length, 2 * (i + 1));

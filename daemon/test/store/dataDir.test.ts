@@ -86,9 +86,9 @@ describe('store: data dir and file modes', () => {
 
   it('uses WAL and enforces foreign keys', async () => {
     const store = openStore(scratchDir());
-    const { default: Database } = await import('better-sqlite3');
+    const { openDatabase } = await import('../../src/store/sqlite/index.js');
     // The store's own connection settings, read through its file by a probe connection for WAL...
-    const probe = new Database(store.path);
+    const probe = openDatabase(store.path);
     assert.equal(probe.pragma('journal_mode', { simple: true }), 'wal');
     probe.close();
     // ...and foreign keys through behaviour: a message for an unknown session is refused.

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase, type Database } from '../../src/store/sqlite/index.js';
 import type { ExecutionTreeNode, ExecutionTreeSnapshot, ModelCost, Usage } from '@arbor/protocol';
 import type { NewSession, TurnCommit } from '../../src/store/index.js';
 
@@ -101,13 +101,13 @@ export function turnCommit(turnId: string, overrides: Partial<TurnCommit> = {}):
 }
 
 /** A second, raw connection to the store's file, for looking under the API. */
-export function rawDb(file: string): Database.Database {
-  const db = new Database(file);
+export function rawDb(file: string): Database {
+  const db = openDatabase(file);
   db.pragma('busy_timeout = 10000');
   return db;
 }
 
-export function count(db: Database.Database, table: string): number {
+export function count(db: Database, table: string): number {
   return db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
 }
 

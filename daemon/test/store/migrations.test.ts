@@ -1,7 +1,7 @@
 /** Databases written by every earlier schema version open with their data intact. */
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
+import type { Database } from '../../src/store/sqlite/index.js';
 import {
   DATABASE_FILE_NAME,
   MIGRATIONS,
@@ -19,7 +19,7 @@ function databaseAtVersion(version: number): string {
   db.pragma('journal_mode = WAL');
   // Rows go in right after the step that made their tables, as the Arbor of
   // that version wrote them; later steps then migrate them.
-  const seeds: Record<number, (db: Database.Database) => void> = { 1: seedV1, 2: seedV2 };
+  const seeds: Record<number, (db: Database) => void> = { 1: seedV1, 2: seedV2 };
   for (const step of MIGRATIONS.slice(0, version)) {
     db.exec(step.sql);
     db.pragma(`user_version = ${step.version}`);
@@ -31,7 +31,7 @@ function databaseAtVersion(version: number): string {
 
 const tree = treeOf(6, 'old-turn');
 
-function seedV1(db: Database.Database): void {
+function seedV1(db: Database): void {
   db.prepare(
     `INSERT INTO sessions VALUES ('old-session', '/w/old', 'Old title', 'auto', '{"kind":"editor"}', 'openai:gpt-4.1',
               '2024-05-01T10:00:00.000Z', '2024-05-01T10:05:00.000Z')`,
@@ -58,7 +58,7 @@ function seedV1(db: Database.Database): void {
   ).run('a'.repeat(64));
 }
 
-function seedV2(db: Database.Database): void {
+function seedV2(db: Database): void {
   const insert = db.prepare(`INSERT INTO events VALUES ('old-session', ?, 'chat/chunk', ?)`);
   for (let seq = 1; seq <= 3; seq++) insert.run(seq, JSON.stringify({ text: `chunk ${seq}` }));
 }
@@ -193,9 +193,9 @@ describe('store: migrations', () => {
     // Something the last step also creates: the step fails half way.
     const lastStep = MIGRATIONS.at(-1)!.sql;
     const addedColumn = lastStep.match(/ALTER TABLE (\w+) ADD COLUMN (\w+)/);
-    const createdIndex = lastStep.match(/CREATE INDEX (\w+)/);
+    const created = lastStep.match(/CREATE (?:TABLE|INDEX) (\w+)/);
     if (addedColumn) db.exec(`ALTER TABLE ${addedColumn[1]} ADD COLUMN ${addedColumn[2]}`);
-    else db.exec(`CREATE TABLE ${createdIndex![1]} (x)`);
+    else db.exec(`CREATE TABLE ${created![1]} (x)`);
     db.close();
     assert.throws(
       () => openStore(dir),

@@ -268,6 +268,8 @@ describe('store: markInterruptedTurns keeps the partial answer', () => {
     for (let i = 0; i < EVENT_PRUNE_BATCH; i++)
       append('chat/chunk', { turnId: T, nodeId: T, text: `${i} ` });
     assert.ok('beyondRetention' in store.eventsSince(sessionId, 0), 'the start was pruned');
+    // Another connection sees the events once committed (at the latest when this pass ends).
+    store.commitPending();
 
     const db = rawDb(store.path);
     const left = db

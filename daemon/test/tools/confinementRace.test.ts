@@ -59,6 +59,7 @@ describe('workspace confinement under a concurrent swap', function () {
         signal: new AbortController().signal,
         awaitingApproval: () => undefined,
         setApproval: () => undefined,
+        setRule: () => undefined,
       } as unknown as GateRequest);
       if (!decision.allow) {
         askedForGit += 1;

@@ -21,6 +21,8 @@ export interface ApprovalResolution {
   outcome: ApprovalOutcome;
   decision?: ApprovalDecision;
   decidedBy?: string;
+  /** With allowAlways: the rule the daemon saved. */
+  rule?: string;
 }
 
 export type PendingApproval = PendingPrompt<ApprovalRequestParams, ApprovalDecision>;
@@ -32,6 +34,15 @@ export class ApprovalQueue extends PromptQueue<
   ApprovalDecision,
   ApprovalResolution
 > {
+  /**
+   * Answers an approval. `allowAlways` where the daemon offered no rule to
+   * save becomes `allowForSession` (approvals.md#rules-allow-always-unoffered).
+   */
+  override decide(key: ApprovalKey, decision: ApprovalDecision): boolean {
+    const offered = this.get(key)?.request.suggestedRule !== undefined;
+    return super.decide(key, decision === 'allowAlways' && !offered ? 'allowForSession' : decision);
+  }
+
   /** `tool/approvalResolved`: the approval ended, wherever it was decided. */
   resolved(params: {
     turnId: string;
@@ -39,10 +50,12 @@ export class ApprovalQueue extends PromptQueue<
     outcome: ApprovalOutcome;
     decision?: ApprovalDecision | undefined;
     decidedBy?: string | undefined;
+    rule?: string | undefined;
   }): boolean {
     const resolution: ApprovalResolution = { outcome: params.outcome };
     if (params.decision !== undefined) resolution.decision = params.decision;
     if (params.decidedBy !== undefined) resolution.decidedBy = params.decidedBy;
+    if (params.rule !== undefined) resolution.rule = params.rule;
     return this.end(params, resolution);
   }
 }

@@ -90,7 +90,7 @@ export function readDriverConfig(
   const approval = get(DriverEnv.approval) ?? 'deny';
   if (approval !== 'ignore' && !ApprovalDecision.safeParse(approval).success) {
     throw new DriverConfigError(
-      `${DriverEnv.approval} must be allow, allowForSession, deny or ignore, not ${approval}`,
+      `${DriverEnv.approval} must be allow, allowForSession, allowAlways, deny or ignore, not ${approval}`,
     );
   }
   return {

@@ -22,4 +22,9 @@ export const UNOBSERVABLE_CLIENT: readonly Unobservable[] = [
     binds: 'client',
     why: 'Where a client keeps the token (its own command lines, URLs it opens, its log files) is outside the protocol; the suite sees only that initialize carries the right token (client.lifecycle.token).',
   },
+  {
+    anchor: 'approvals.md#rules-client-shows-rule',
+    binds: 'client',
+    why: 'What a client shows its user before they choose is not on the wire: the suite sees only the decision it sends (client.approvals.always-only-offered).',
+  },
 ];

@@ -16,4 +16,49 @@ export const UNOBSERVABLE_DAEMON_AGENT: readonly Unobservable[] = [
     binds: 'daemon',
     why: 'Whether a daemon was started for testing is known only to whoever started it; the suite only ever meets daemons started to be tested, where advertising the capability is right.',
   },
+  {
+    anchor: 'approvals.md#rules-deny-wins',
+    binds: 'daemon',
+    why: "Rules come from the daemon's own configuration (Arbor: its config file and the workspace's .arbor/settings.json); the protocol has no request that sets them, so the suite cannot give a daemon a rule to apply. Arbor's own tests judge it (daemon/test/permissions/rules*.test.ts).",
+  },
+  {
+    anchor: 'approvals.md#rules-ask',
+    binds: 'daemon',
+    why: "Rules come from the daemon's own configuration (Arbor: its config file and the workspace's .arbor/settings.json); the protocol has no request that sets them, so the suite cannot give a daemon a rule to apply. Arbor's own tests judge it (daemon/test/permissions/rules*.test.ts).",
+  },
+  {
+    anchor: 'approvals.md#rules-allow',
+    binds: 'daemon',
+    why: "Rules come from the daemon's own configuration (Arbor: its config file and the workspace's .arbor/settings.json); the protocol has no request that sets them, so the suite cannot give a daemon a rule to apply. Arbor's own tests judge it (daemon/test/permissions/rules*.test.ts).",
+  },
+  {
+    anchor: 'approvals.md#rules-plan-still-blocks',
+    binds: 'daemon',
+    why: "Rules come from the daemon's own configuration (Arbor: its config file and the workspace's .arbor/settings.json); the protocol has no request that sets them, so the suite cannot give a daemon a rule to apply. Arbor's own tests judge it (daemon/test/permissions/rules*.test.ts).",
+  },
+  {
+    anchor: 'approvals.md#rules-whole-call',
+    binds: 'daemon',
+    why: "Rules come from the daemon's own configuration (Arbor: its config file and the workspace's .arbor/settings.json); the protocol has no request that sets them, so the suite cannot give a daemon a rule to apply. Arbor's own tests judge it (daemon/test/permissions/rules*.test.ts).",
+  },
+  {
+    anchor: 'approvals.md#rules-unreadable',
+    binds: 'daemon',
+    why: "Which file a daemon reads rules from, and what makes it unreadable, is the daemon's own; the protocol has no way to give a daemon a broken rule file. Arbor's own tests judge it (daemon/test/permissions/rulesProcess.test.ts).",
+  },
+  {
+    anchor: 'tools.md#tools-list-rules-permission',
+    binds: 'daemon',
+    why: "Rules come from the daemon's own configuration (Arbor: its config file and the workspace's .arbor/settings.json); the protocol has no request that sets them, so the suite cannot give a daemon a rule to apply. Arbor's own tests judge it (daemon/test/permissions/rules*.test.ts).",
+  },
+  {
+    anchor: 'tools.md#tools-list-rules-unreadable',
+    binds: 'daemon',
+    why: "Which file a daemon reads rules from, and what makes it unreadable, is the daemon's own; the protocol has no way to give a daemon a broken rule file. Arbor's own tests judge it (daemon/test/permissions/rulesProcess.test.ts).",
+  },
+  {
+    anchor: 'approvals.md#rules-suggested',
+    binds: 'daemon',
+    why: "Which rule is the narrowest for a call is the daemon's judgement of its own tools, and the calls it must not suggest one for (always-ask tools, ask rules, protected paths) exist only through its configuration; the suite judges what follows from a suggestion (daemon.approvals.allow-always-saved).",
+  },
 ];

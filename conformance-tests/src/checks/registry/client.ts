@@ -65,6 +65,13 @@ export const CLIENT_CHECKS: readonly CheckDef[] = [
     'approvals.md#approvals-client-valid-decision',
   ),
   c(
+    'client.approvals.always-only-offered',
+    'CAPABILITY',
+    'approvals.md#rules-allow-always-unoffered',
+    'allowAlways is never the answer to an approval request without suggestedRule',
+    'client.approvals',
+  ),
+  c(
     'client.approvals.cancelled',
     'CAPABILITY',
     'approvals.md#approvals-client-answers-cancelled',

@@ -390,6 +390,17 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     'approvals.md#approvals-mode-read-at-call',
     'sessions.md#sessions-mode-pending-approvals',
   ),
+  citing(
+    d(
+      'daemon.approvals.allow-always-saved',
+      'CAPABILITY',
+      'approvals.md#rules-allow-always-saved',
+      "allowAlways to a request with suggestedRule: resolved with that rule, and the same call in a new session of the workspace runs unasked, its node naming the rule",
+      'daemon.clientTools',
+    ),
+    'approvals.md#rules-allow-always-resolved',
+    'approvals.md#rules-on-node',
+  ),
   d(
     'daemon.approvals.grant-scope',
     'CAPABILITY',

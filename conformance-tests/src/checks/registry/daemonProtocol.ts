@@ -490,12 +490,15 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
     ),
     'sessions.md#sessions-update-on-change',
   ),
-  d(
-    'daemon.tools.servers-session-only',
-    'CAPABILITY',
-    'tools.md#tools-list-servers-session',
-    'tools/list without a session returns no servers',
-    'daemon.tools',
+  citing(
+    d(
+      'daemon.tools.servers-session-only',
+      'CAPABILITY',
+      'tools.md#tools-list-servers-session',
+      'tools/list without a session returns no servers, rules or rulesError',
+      'daemon.tools',
+    ),
+    'tools.md#tools-list-rules-session',
   ),
   d(
     'daemon.tools.servers-origin',

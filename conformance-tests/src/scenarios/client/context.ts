@@ -43,7 +43,7 @@ export function requestedVersion(params: unknown): unknown {
 export const DRIVER_MESSAGE = 'conformance: say hello — grüße, 日本語, 🌳';
 
 /** The answer the client's driver gives to approval requests, per scenario. */
-export type ApprovalPolicy = 'allow' | 'allowForSession' | 'deny' | 'ignore';
+export type ApprovalPolicy = 'allow' | 'allowForSession' | 'allowAlways' | 'deny' | 'ignore';
 
 export interface ClientContext extends ScenarioBase {
   target: ClientTarget;
@@ -76,6 +76,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /** The driver's approval policy for each scenario (documented in README). */
 const POLICIES: Record<string, ApprovalPolicy> = {
   'client-approval': 'deny',
+  'client-approval-always': 'allowAlways',
   'client-approval-cancel': 'ignore',
   'client-unknown-outcome': 'ignore',
   'client-approval-resend': 'ignore',

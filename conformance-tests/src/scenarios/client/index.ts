@@ -18,6 +18,7 @@ import {
 } from './questions.js';
 import {
   approval,
+  approvalAlways,
   approvalCancel,
   budget,
   initialize,
@@ -60,6 +61,7 @@ export const CLIENT_SCENARIOS: readonly Scenario<ClientContext>[] = [
   invalidResponse,
   openEnums,
   approval,
+  approvalAlways,
   approvalCancel,
   approvalResend,
   approvalTimeout,

@@ -298,6 +298,55 @@ export const approval: Scenario<ClientContext> = {
   },
 };
 
+export const approvalAlways: Scenario<ClientContext> = {
+  id: 'client-approval-always',
+  role: 'client',
+  title:
+    'with the driver policy allowAlways: a request without suggestedRule is not answered allowAlways, one with it is',
+  checks: ['client.approvals.always-only-offered', 'client.approvals.valid-decision'],
+  async run(ctx) {
+    const conn = await ready(ctx);
+    requireClientCapability(conn, 'client.approvals');
+    startTurnWithToolAwaitingApproval(ctx, conn, 'call-a1');
+    const unoffered = await conn.request(
+      Methods.ApprovalRequest.method,
+      approvalParams(ctx, 'call-a1'),
+      { noResponseCheck: 'client.approvals.always-only-offered' },
+    );
+    if (!unoffered) return;
+    ctx.recorder.expect(
+      'client.approvals.always-only-offered',
+      unoffered.result !== undefined &&
+        (unoffered.result as JsonObject).decision !== 'allowAlways',
+      `a request without suggestedRule (driver policy allowAlways) got ${describe(unoffered)}; allowAlways is not offered there`,
+    );
+    ctx.emit(conn, Methods.TreeUpdate.method, {
+      turnId: 'turn-1',
+      nodes: [
+        {
+          id: 'node-call-a2',
+          parentId: 'turn-node',
+          kind: 'tool',
+          name: 'write_file',
+          status: 'awaiting_approval',
+          depth: 0,
+        },
+      ],
+    });
+    const offered = await conn.request(
+      Methods.ApprovalRequest.method,
+      { ...approvalParams(ctx, 'call-a2'), suggestedRule: 'write_file(a.txt)' },
+      { noResponseCheck: 'client.approvals.valid-decision' },
+    );
+    if (!offered) return;
+    ctx.recorder.expect(
+      'client.approvals.valid-decision',
+      (offered.result as JsonObject | undefined)?.decision === 'allowAlways',
+      `the driver policy was allowAlways and the request offered suggestedRule; the client answered ${describe(offered)}`,
+    );
+  },
+};
+
 export const approvalCancel: Scenario<ClientContext> = {
   id: 'client-approval-cancel',
   role: 'client',

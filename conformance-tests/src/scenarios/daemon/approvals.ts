@@ -1300,6 +1300,78 @@ export const grantScope: Scenario<DaemonContext> = {
   },
 };
 
+export const approvalAllowAlways: Scenario<DaemonContext> = {
+  id: 'daemon-approval-allow-always',
+  role: 'daemon',
+  title:
+    'allowAlways saves the suggested rule: resolved with it, the same call in a new session of the workspace runs unasked; a client without openEnums reads allowForSession',
+  checks: ['daemon.approvals.allow-always-saved', 'daemon.versioning.new-values-gated'],
+  async run(ctx) {
+    const r = ctx.recorder;
+    // "Always allow" where a rule is offered; nothing to save otherwise.
+    const a = await client(
+      ctx,
+      'controller',
+      (params) => ({ decision: params.suggestedRule === undefined ? 'allow' : 'allowAlways' }),
+      { capabilities: { ...CAPS, openEnums: {} } },
+    );
+    const first = await scriptedSession(
+      ctx,
+      a,
+      script(call('conformance-always-1'), { text: 'Allowed from now on.' }),
+      'default',
+      'editor',
+    );
+    // A second client needs a socket; on stdio only the saved rule is judged.
+    const v1 =
+      ctx.target.kind === 'socket'
+        ? await ctx.connect('v1-observer', { capabilities: {} })
+        : undefined;
+    if (v1) await attach(ctx, v1, first, 'observer');
+    const turnId = await send(ctx, a.conn, first, 'conformance: always allow');
+    await waitTurnEnd(ctx, a.conn, first, turnId);
+    const offered = a.asked[0]?.params.suggestedRule;
+    if (typeof offered !== 'string') {
+      throw new Skip('the daemon offered no suggestedRule (a SHOULD): allowAlways cannot be judged');
+    }
+    const resolved = resolvedOf(notes(a.conn, first), 'conformance-always-1')[0]?.params;
+    if (v1) {
+      const v1Resolved = resolvedOf(notes(v1.conn, first), 'conformance-always-1')[0]?.params;
+      r.expect(
+        'daemon.versioning.new-values-gated',
+        v1Resolved?.decision === 'allowForSession',
+        `a client without capabilities.openEnums got tool/approvalResolved ${show(v1Resolved)} (expected decision allowForSession, the stand-in of allowAlways)`,
+      );
+    }
+
+    const second = await scriptedSession(
+      ctx,
+      a,
+      script(call('conformance-always-2'), { text: 'Ran unasked.' }),
+      'default',
+      'editor',
+    );
+    const later = await send(ctx, a.conn, second, 'conformance: the same call again');
+    await waitTurnEnd(ctx, a.conn, second, later);
+    const node = [...tree(notes(a.conn, second), later).values()].find(
+      (n) => n.name === WRITE_TOOL.name,
+    );
+    const rule = node?.rule as JsonObject | undefined;
+    const askedAgain = a.asked.some((x) => x.params.toolCallId === 'conformance-always-2');
+    r.expect(
+      'daemon.approvals.allow-always-saved',
+      resolved?.decision === 'allowAlways' &&
+        resolved.rule === offered &&
+        !askedAgain &&
+        node?.status === 'done' &&
+        node.approval === 'not_required' &&
+        rule?.effect === 'allow' &&
+        rule.rule === offered,
+      `suggestedRule ${show(offered)}; resolved ${show(resolved)} (expected decision allowAlways with that rule); in a new session of the workspace the call was ${askedAgain ? 'asked again' : 'not asked'}, its node ${show(node)} (expected done, not_required, rule {effect: allow, rule: ${show(offered)}})`,
+    );
+  },
+};
+
 export const clientToolBatch: Scenario<DaemonContext> = {
   id: 'daemon-client-tool-batch',
   role: 'daemon',

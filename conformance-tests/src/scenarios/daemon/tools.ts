@@ -341,7 +341,8 @@ export const parallelClientTools: Scenario<DaemonContext> = {
 export const toolServers: Scenario<DaemonContext> = {
   id: 'daemon-tool-servers',
   role: 'daemon',
-  title: 'tools/list servers: only with a session, each once, every mcp: tool from a ready server',
+  title:
+    'tools/list servers (and rules): only with a session; servers each once, every mcp: tool from a ready server',
   checks: ['daemon.tools.servers-session-only', 'daemon.tools.servers-origin'],
   async run(ctx) {
     const r = ctx.recorder;
@@ -354,10 +355,11 @@ export const toolServers: Scenario<DaemonContext> = {
       return result;
     };
     const builtins = await resultOf({});
+    const sessionOnly = ['servers', 'rules', 'rulesError'].filter((key) => key in builtins);
     r.expect(
       'daemon.tools.servers-session-only',
-      builtins.servers === undefined,
-      `tools/list without a session returned servers ${JSON.stringify(builtins.servers)}`,
+      sessionOnly.length === 0,
+      `tools/list without a session returned ${sessionOnly.map((key) => `${key} ${JSON.stringify(builtins[key])}`).join(', ')}`,
     );
     const sessionId = await newSession(ctx, c, 'default', 'thread');
     const listed = await resultOf({ sessionId });

@@ -96,6 +96,13 @@ export function modelKey(llm: ResolvedProvider): string {
   return `${llm.provider.id}:${llm.model}`;
 }
 
+/**
+ * Tokens of each tool definition, shared by every turn: a definition is made
+ * once per tool and never changes (tools/tool.ts), and serializing a dozen
+ * JSON Schemas on every model call was a large part of a short turn.
+ */
+const toolCounts = new WeakMap<CountTokens, WeakMap<ToolDefinition, number>>();
+
 /** One per turn, shared by every loop of it (TurnContext.context). */
 export class ContextEngine {
   /** Token counts by counter, then by message / definition: each is counted once. */
@@ -342,7 +349,8 @@ export class ContextEngine {
   }
 
   private toolTokens(count: CountTokens, tool: ToolDefinition): number {
-    const cache = this.cacheOf(count);
+    let cache = toolCounts.get(count);
+    if (cache === undefined) toolCounts.set(count, (cache = new WeakMap()));
     let tokens = cache.get(tool);
     if (tokens === undefined) {
       tokens = count(JSON.stringify(tool));

@@ -1,7 +1,9 @@
 /**
  * Inline approvals: the session's ApprovalQueue (filled by the client core's
  * approval handler) is asked one approval at a time, oldest first, with a
- * single key: a = allow, s = allow for this session, d = deny. An approval
+ * single key: a = allow, s = allow for this session, w = always allow (the
+ * rule the daemon suggests, saved for the workspace; offered only when it
+ * suggests one), d = deny. An approval
  * that ends elsewhere (another client, a timeout, a cancelled turn) closes its
  * prompt. Nothing is ever answered without the user: when input has ended,
  * the approval stays open for the daemon to time out.
@@ -16,14 +18,23 @@ import type { TerminalInput } from './terminalInput.js';
 export const APPROVAL_KEYS: Readonly<Record<string, ApprovalDecision>> = {
   a: 'allow',
   s: 'allowForSession',
+  w: 'allowAlways',
   d: 'deny',
 };
 
 const DECISION_WORDS: Record<ApprovalDecision, string> = {
   allow: 'allowed',
   allowForSession: 'allowed for this session',
+  allowAlways: 'always allowed',
   deny: 'denied',
 };
+
+/** The keys that answer this request: "always allow" only where the daemon suggests a rule. */
+function keysFor(approval: PendingApproval): string[] {
+  return Object.keys(APPROVAL_KEYS).filter(
+    (key) => key !== 'w' || approval.request.suggestedRule !== undefined,
+  );
+}
 
 /** Where the prompt shows: the live block, or printed lines. */
 export interface ApprovalDisplay {
@@ -98,14 +109,18 @@ export class ApprovalPrompter implements Disposable {
     const abort = new AbortController();
     this.#asking = { key: approval.key, abort };
     this.#display.prompt(formatApprovalRequest(approval.request, this.#style));
-    const key = await this.#input.readKey(Object.keys(APPROVAL_KEYS), abort.signal);
+    const key = await this.#input.readKey(keysFor(approval), abort.signal);
     this.#asking = undefined;
     this.#display.prompt(undefined);
     if (key !== undefined) {
       const decision = APPROVAL_KEYS[key]!;
       if (this.#view.approvals.decide(approval.key, decision)) {
         const colour = decision === 'deny' ? this.#style.red : this.#style.green;
-        this.#display.note([colour(`  ${approval.request.name}: ${DECISION_WORDS[decision]}`)]);
+        const rule =
+          decision === 'allowAlways' ? ` (rule ${approval.request.suggestedRule} saved)` : '';
+        this.#display.note([
+          colour(`  ${approval.request.name}: ${DECISION_WORDS[decision]}${rule}`),
+        ]);
       }
     } else if (!abort.signal.aborted) {
       this.#inputEnded = true;

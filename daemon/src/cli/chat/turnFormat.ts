@@ -216,7 +216,11 @@ export function formatApprovalRequest(request: ApprovalRequestParams, style: Sty
     style.yellow(`? ${style.bold(request.name)} needs approval (${request.category})`) +
       (request.reason ? style.dim(` — ${firstLine(request.reason, 120)}`) : ''),
     style.dim(`  ${args.length > 200 ? `${args.slice(0, 199)}…` : args}`),
-    `  ${style.bold('[a]')} allow   ${style.bold('[s]')} allow for this session   ${style.bold('[d]')} deny`,
+    `  ${style.bold('[a]')} allow   ${style.bold('[s]')} allow for this session   ` +
+      (request.suggestedRule === undefined
+        ? ''
+        : `${style.bold('[w]')} always allow ${request.suggestedRule}   `) +
+      `${style.bold('[d]')} deny`,
   ];
 }
 

@@ -5,7 +5,7 @@
  * untrusted file is a problem to report, never a reason to lose the config's
  * servers.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { WorkspaceMcpFile, type McpConfig, type McpServerConfig } from '../../config/mcpConfig.js';
 import { formatIssues } from '../../config/daemonConfig.js';
@@ -86,6 +86,9 @@ const UNREADABLE = '\0unreadable: ';
 
 function readFileState(path: string): string {
   try {
+    // Asked on every turn, and most workspaces have no such file: a failed read's
+    // exception costs more than the whole check.
+    if (statSync(path, { throwIfNoEntry: false }) === undefined) return MISSING;
     return readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return MISSING;

@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { homedir } from 'node:os';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { scrubEnv } from '../../security/secretEnv.js';
 import { bubblewrapArgs, hiddenPaths, probeBubblewrap } from './bubblewrap.js';
 
@@ -28,11 +28,13 @@ export interface SandboxedSpawnOptions {
   allowEnv?: readonly string[];
   /** `off`: never sandboxed. Default `auto`: sandboxed when bwrap works here. */
   mode?: 'auto' | 'off';
+  /** Written to the command's stdin, then closed (hooks read their event there); absent: no stdin. */
+  input?: string;
 }
 
 export interface SandboxedProcess {
-  /** No stdin; stdout and stderr are pipes. */
-  child: ChildProcessByStdio<null, Readable, Readable>;
+  /** stdout and stderr are pipes; stdin is one only with `input` (already written and closed). */
+  child: ChildProcessByStdio<Writable | null, Readable, Readable>;
   sandbox: SandboxKind;
   /** Why it runs without one (sandbox `none`). */
   unsandboxedReason?: string;
@@ -48,12 +50,7 @@ export async function sandboxedSpawn(
       ? ({ ok: false, reason: 'the sandbox is off in the config' } as const)
       : await probeBubblewrap();
   if (!probe.ok) {
-    const child = spawn('/bin/sh', ['-c', command], {
-      cwd: options.cwd,
-      env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = start('/bin/sh', ['-c', command], options, env);
     return { child, sandbox: 'none', unsandboxedReason: probe.reason };
   }
   const args = bubblewrapArgs({
@@ -68,11 +65,32 @@ export async function sandboxedSpawn(
   });
   // The daemon's TMPDIR may lie outside what the sandbox lets a command write.
   if (env['TMPDIR'] !== undefined) env['TMPDIR'] = '/tmp';
-  const child = spawn(probe.bwrap, [...args, '/bin/sh', '-c', command], {
-    cwd: options.cwd,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = start(probe.bwrap, [...args, '/bin/sh', '-c', command], options, env);
   return { child, sandbox: 'bubblewrap' };
+}
+
+function start(
+  file: string,
+  args: string[],
+  options: SandboxedSpawnOptions,
+  env: NodeJS.ProcessEnv,
+): SandboxedProcess['child'] {
+  const common = { cwd: options.cwd, env, detached: true };
+  if (options.input === undefined)
+    return spawn(file, args, { ...common, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(file, args, { ...common, stdio: ['pipe', 'pipe', 'pipe'] });
+  // A command that exits without reading its stdin closes the pipe early: not an error.
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(options.input);
+  return child;
+}
+
+/** Signals the whole process group a spawned command leads (it is detached); quiet when it is gone. */
+export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
 }

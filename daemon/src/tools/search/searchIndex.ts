@@ -11,7 +11,7 @@
  * order instead, where FTS5 stops as soon as the caller has enough, and
  * relevance.ts ranks the few it read.
  */
-import Database from 'better-sqlite3';
+import { openDatabase, type Database, type Statement } from '../../store/sqlite/index.js';
 
 export interface IndexedFile {
   mtimeMs: number;
@@ -52,13 +52,13 @@ function likeEscape(text: string): string {
 }
 
 export class SearchIndex {
-  private readonly db: Database.Database;
+  private readonly db: Database;
   private readonly sql;
   /** Prepared match queries by which filters they carry. */
-  private readonly matchQueries = new Map<string, Database.Statement>();
+  private readonly matchQueries = new Map<string, Statement>();
 
   constructor(path: string) {
-    this.db = new Database(path);
+    this.db = openDatabase(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma(`cache_size = -${CACHE_KIB}`);

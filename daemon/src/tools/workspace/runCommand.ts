@@ -23,7 +23,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { daemonSecrets, type SecretRedactor } from '../../security/secretRedactor.js';
 import { probeBubblewrap } from '../sandbox/bubblewrap.js';
-import { sandboxedSpawn, type SandboxedProcess } from '../sandbox/sandboxedSpawn.js';
+import { killGroup, sandboxedSpawn, type SandboxedProcess } from '../sandbox/sandboxedSpawn.js';
 import { sandboxSettings, type SandboxSettings } from '../sandbox/sandboxSettings.js';
 import { defineTool, type Tool, type ToolContext, type ToolOutput } from '../tool.js';
 import { resolveInWorkspace, WorkspaceEscapeError } from './confinement.js';
@@ -44,15 +44,6 @@ export const CommandTimeout = z
 
 /** Grace between SIGTERM and SIGKILL. */
 const KILL_GRACE_MS = 1000;
-
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // already gone
-  }
-}
 
 export interface RunCommandOptions {
   /** Default: the daemon's, as configured at startup. */
@@ -86,17 +77,8 @@ export function runCommandTool(workspace: Workspace, options: RunCommandOptions 
     // A session grant covers the same command line only.
     grantKey: ({ command }) => command,
     execute: async ({ command, cwd, timeout_ms }, ctx) => {
-      let dir: string;
-      try {
-        const resolved = resolveInWorkspace(workspace.root, cwd);
-        if (!resolved.exists || !statSync(resolved.real).isDirectory())
-          return { content: `cwd ${cwd} is not a directory of the workspace`, isError: true };
-        dir = resolved.real;
-      } catch (caught) {
-        if (caught instanceof WorkspaceEscapeError)
-          return { content: caught.message, isError: true };
-        throw caught;
-      }
+      const dir = commandDirectory(workspace, cwd);
+      if (typeof dir !== 'string') return dir;
       const settings = options.sandbox ?? sandboxSettings();
       const spawned = spawnedCommands(settings, options.env ?? process.env);
       const elsewhere = workspace.io.commands;
@@ -114,6 +96,19 @@ export function runCommandTool(workspace: Workspace, options: RunCommandOptions 
       return commandOutput(await runner.run(request, ctx), timeout_ms, redactor);
     },
   }) as Tool;
+}
+
+/** Real path of a command's `cwd`, a directory inside the workspace; else the error result. */
+export function commandDirectory(workspace: Workspace, cwd: string): string | ToolOutput {
+  try {
+    const resolved = resolveInWorkspace(workspace.root, cwd);
+    if (!resolved.exists || !statSync(resolved.real).isDirectory())
+      return { content: `cwd ${cwd} is not a directory of the workspace`, isError: true };
+    return resolved.real;
+  } catch (caught) {
+    if (caught instanceof WorkspaceEscapeError) return { content: caught.message, isError: true };
+    throw caught;
+  }
 }
 
 /** Whether a command the daemon spawns here runs in a sandbox (the config's mode, and bwrap works). */
