@@ -265,7 +265,9 @@ export class DaemonSupervisor extends Disposable {
   async #startFailure(error: unknown): Promise<DaemonFailure> {
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof ConfigurationError) return { kind: 'configuration', reason: message };
-    const exited = this.#process && (await Promise.race([this.#process.exited, delay(2000)]));
+    // Generous: on a loaded machine the exit can trail the closed pipes by seconds,
+    // and a configuration error must not be taken for a crash and retried.
+    const exited = this.#process && (await Promise.race([this.#process.exited, delay(5000)]));
     // `exit` can come before the last of stderr, whose last line is the reason.
     const stderr = this.#process?.child.stderr;
     if (exited && stderr && !stderr.readableEnded)

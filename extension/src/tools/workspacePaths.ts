@@ -71,15 +71,19 @@ export function proposedEdit(args: unknown): ProposedEdit | undefined {
         ? a['file']
         : undefined;
   if (!file) return undefined;
-  const oldText = str(a['oldText']) ?? str(a['old_string']);
-  const newText = str(a['newText']) ?? str(a['new_string']) ?? str(a['content']);
+  // apply_edit's, Claude-style and the daemon's edit_file argument names.
+  const oldText = str(a['oldText']) ?? str(a['old_string']) ?? str(a['old']);
+  const newText =
+    str(a['newText']) ?? str(a['new_string']) ?? str(a['new']) ?? str(a['content']);
   if (newText === undefined) return undefined;
+  const replaceAll = a['replace_all'] === true;
   return {
     path: file,
     apply(current: string): string {
       if (oldText === undefined) return newText;
       const at = current.indexOf(oldText);
       if (at < 0) throw new Error(`The text to replace was not found in ${file}.`);
+      if (replaceAll) return current.split(oldText).join(newText);
       if (current.indexOf(oldText, at + 1) >= 0) {
         throw new Error(`The text to replace occurs more than once in ${file}; give more context.`);
       }

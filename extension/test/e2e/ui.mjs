@@ -120,7 +120,10 @@ function outline(turn) {
     const lines = [];
     const walk = (container, depth) => {
       for (const card of container.querySelectorAll(':scope > .card')) {
-        const label = card.querySelector(':scope > .card-header .card-label')?.textContent ?? '';
+        const label =
+          card.getAttribute('data-tool-name') ??
+          card.querySelector(':scope > .card-header .card-label')?.textContent ??
+          '';
         lines.push(`${'  '.repeat(depth)}${label} [${card.getAttribute('data-status')}]`);
         const children = card.querySelector(':scope > .card-body > .card-children');
         if (children) walk(children, depth + 1);
@@ -131,9 +134,21 @@ function outline(turn) {
   });
 }
 
+/** What each card stands for: its tool's name, or a subtask's title. */
+function namesOf(cards) {
+  return cards.evaluateAll((els) =>
+    els.map(
+      (card) =>
+        card.getAttribute('data-tool-name') ??
+        card.querySelector(':scope > .card-header .card-label')?.textContent ??
+        '',
+    ),
+  );
+}
+
 async function expandAll(turn) {
   for (let round = 0; round < 4; round++) {
-    const collapsed = turn.locator('.card > .card-header[aria-expanded="false"]');
+    const collapsed = turn.locator('.card[aria-expanded="false"] > .card-header');
     const n = await collapsed.count();
     if (n === 0) return;
     await collapsed.first().click();
@@ -309,7 +324,7 @@ export async function runUiTest(o) {
       surveyTurn = await send(chat, 'Survey the workspace');
       await waitStatus(surveyTurn, 'complete');
       const top = surveyTurn.locator('.activity > .card');
-      const labels = await top.locator(':scope > .card-header .card-label').allInnerTexts();
+      const labels = await namesOf(top);
       check(labels.length === 2, `expected 2 top-level cards, got ${JSON.stringify(labels)}`);
       check(
         labels.some((l) => /Inspect the files/.test(l)),
@@ -321,7 +336,7 @@ export async function runUiTest(o) {
       );
       await expandAll(surveyTurn);
       const subtask = top.filter({ hasText: 'Inspect the files' }).first();
-      const children = await subtask.locator('.card-children > .card .card-label').allInnerTexts();
+      const children = await namesOf(subtask.locator('.card-children > .card'));
       check(
         children.some((l) => /get_selection/.test(l)) &&
           children.some((l) => /get_diagnostics/.test(l)),
@@ -342,14 +357,15 @@ export async function runUiTest(o) {
     });
 
     await step('switch the permission mode (the daemon confirms)', async () => {
-      const select = chat.locator('.mode-select');
-      check((await select.inputValue()) === 'default', `initial mode ${await select.inputValue()}`);
+      const picker = chat.locator('.mode-select');
+      const current = () =>
+        picker.locator('[aria-checked="true"]').first().getAttribute('data-mode');
+      check((await current()) === 'default', `initial mode ${await current()}`);
       for (const mode of ['plan', 'auto', 'default']) {
-        await select.selectOption(mode);
+        await picker.locator(`[data-mode="${mode}"]`).click();
         const end = Date.now() + 10_000;
-        while ((await select.inputValue()) !== mode) {
-          if (Date.now() > end)
-            throw new Error(`mode stayed ${await select.inputValue()} after choosing ${mode}`);
+        while ((await current()) !== mode) {
+          if (Date.now() > end) throw new Error(`mode stayed ${await current()} after choosing ${mode}`);
           await sleep(100);
         }
       }

@@ -43,6 +43,12 @@ describe('editor tools stay inside the workspace folders', () => {
     assert.equal(proposedEdit({ path: 'a', oldText: 'b', newText: 'c' })!.apply('abc'), 'acc');
     assert.equal(proposedEdit({ path: 'a', content: 'new' })!.apply('old'), 'new');
     assert.equal(proposedEdit({ path: 'a', old_string: 'x', new_string: 'y' })!.apply('xz'), 'yz');
+    // The daemon's edit_file: old / new / replace_all.
+    assert.equal(proposedEdit({ path: 'a', old: 'x', new: 'y' })!.apply('xz'), 'yz');
+    assert.equal(
+      proposedEdit({ path: 'a', old: 'x', new: 'y', replace_all: true })!.apply('xzx'),
+      'yzy',
+    );
     assert.throws(
       () => proposedEdit({ path: 'a', oldText: 'q', newText: 'c' })!.apply('abc'),
       /not found/,

@@ -249,6 +249,73 @@ describe('working in the chat webview', function () {
     );
   });
 
+  it('"Always allow" shows the rule it saves, answers by its key, and the cards name the rules that decided', async () => {
+    const h = await open();
+    await h.send(
+      msg.session(),
+      TOOLS,
+      msg.turnStarted('t1', 'x'),
+      msg.running('t1'),
+      msg.tree(
+        't1',
+        node('t1', null),
+        node('c', 't1', {
+          name: 'run_command',
+          status: 'awaiting_approval',
+          argsPreview: '{"command":"npm test -- --watch"}',
+        }),
+        node('rm', 't1', {
+          name: 'run_command',
+          status: 'denied',
+          approval: 'rejected',
+          isError: true,
+          argsPreview: '{"command":"rm -rf dist"}',
+          rule: { effect: 'deny', rule: 'run_command(rm:*)', source: 'workspace' },
+        }),
+        node('ls', 't1', {
+          name: 'run_command',
+          status: 'done',
+          approval: 'not_required',
+          argsPreview: '{"command":"ls"}',
+          rule: { effect: 'allow', rule: 'run_command(ls:*)', source: 'remembered' },
+        }),
+      ),
+      msg.requiresAction('t1'),
+      msg.approval({
+        turnId: 't1',
+        toolCallId: 'c1',
+        nodeId: 'c',
+        name: 'run_command',
+        category: 'execute',
+        args: { command: 'npm test -- --watch' },
+        suggestedRule: 'run_command(npm test:*)',
+      }),
+    );
+    await h.settle();
+    const always = h.page.locator('.approval-card button[data-decision="allowAlways"]');
+    assert.match(await always.innerText(), /3\s*Always allow\s*run_command\(npm test:\*\)/);
+    assert.equal(
+      await h.page.locator('.approval-card button[data-decision="deny"] .key-hint').innerText(),
+      '4',
+    );
+    await h.page.locator('.approval-card').focus();
+    await h.page.keyboard.press('3');
+    assert.deepEqual((await h.posted()).at(-1), {
+      type: 'approve',
+      turnId: 't1',
+      toolCallId: 'c1',
+      decision: 'allowAlways',
+    });
+    assert.equal(
+      await h.page.locator('[data-node-id="rm"] .card-outcome').innerText(),
+      'Denied by rule run_command(rm:*)',
+    );
+    assert.match(
+      await h.page.locator('[data-node-id="ls"]').innerText(),
+      /allowed by a saved rule run_command\(ls:\*\)/,
+    );
+  });
+
   it('the tree follows the WAI-ARIA pattern: roles, levels, one Tab stop, arrow keys', async () => {
     const h = await open();
     await h.send(

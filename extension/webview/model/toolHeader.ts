@@ -3,7 +3,7 @@
  * call acts on and a short outcome (`Read src/convert.js · 42 lines`,
  * `Edit REVIEW.md +5 −0`, `Run npm test · exit 1`). Pure: unit-tested in Node.
  */
-import type { ExecutionTreeNode } from '@arbor/protocol';
+import type { DecidingRule, ExecutionTreeNode } from '@arbor/protocol';
 import type { ToolCatalogue } from '@arbor/protocol/client';
 import { editOf, lineCount } from './editDiff.js';
 
@@ -92,9 +92,23 @@ const TARGET_KEYS = [
 export function deniedText(node: ExecutionTreeNode): string | undefined {
   if (node.status === 'blocked') return 'Blocked by plan mode';
   if (node.status !== 'denied') return undefined;
+  if (node.rule?.effect === 'deny') return `Denied by rule ${node.rule.rule}`;
   if (node.approval === 'timed_out') return 'Not answered in time';
   if (node.approval === 'cancelled') return 'Cancelled';
   return 'Denied by you';
+}
+
+const RULE_SOURCE: Record<DecidingRule['source'], string> = {
+  user: 'your',
+  workspace: "the workspace's",
+  remembered: 'a saved',
+};
+
+/** The permission rule that let the call run or made it ask (a deny rule is the header's outcome). */
+export function ruleText(node: ExecutionTreeNode): string | undefined {
+  const rule = node.rule;
+  if (rule === undefined || rule.effect === 'deny') return undefined;
+  return `${rule.effect === 'allow' ? 'allowed' : 'asked'} by ${RULE_SOURCE[rule.source]} rule ${rule.rule}`;
 }
 
 export function parseArgs(argsPreview: string | undefined): Record<string, unknown> | undefined {

@@ -1,10 +1,11 @@
 /**
  * An inline approval: what the call would do (a write or edit as a rendered
  * diff, a command as its command line), the remaining arguments once, and
- * the three answers, also by key: 1 allow once, 2 allow for this session,
- * 3 or Escape deny (as Claude Code).
+ * the answers, also by key — their position: 1 allow once, 2 allow for this
+ * session, 3 always allow (when the daemon offers a rule to save, shown on
+ * the button), then deny; Escape denies too (as Claude Code).
  */
-import type { ApprovalDecision } from '@arbor/protocol';
+import type { ApprovalDecision, ApprovalRequestParams } from '@arbor/protocol';
 import type { ApprovalModel } from '../model/chatModel.js';
 import { editOf } from '../model/editDiff.js';
 import { canShowDiff, decisionLabel, previewJson } from '../model/format.js';
@@ -16,12 +17,24 @@ export interface ApprovalActions {
   showDiff(approval: ApprovalModel): void;
 }
 
-/** The answers in key order: the key is the position. */
-export const DECISIONS: readonly { decision: ApprovalDecision; label: string }[] = [
-  { decision: 'allow', label: 'Allow once' },
-  { decision: 'allowForSession', label: 'Allow for this session' },
-  { decision: 'deny', label: 'Deny' },
-];
+interface Answer {
+  decision: ApprovalDecision;
+  label: string;
+  /** The rule "always allow" saves, shown before the user chooses it. */
+  rule?: string;
+}
+
+/** The answers to this request in key order: the key is the position. */
+export function answersFor(request: ApprovalRequestParams): Answer[] {
+  return [
+    { decision: 'allow', label: 'Allow once' },
+    { decision: 'allowForSession', label: 'Allow for this session' },
+    ...(request.suggestedRule === undefined
+      ? []
+      : [{ decision: 'allowAlways' as const, label: 'Always allow', rule: request.suggestedRule }]),
+    { decision: 'deny', label: 'Deny' },
+  ];
+}
 
 /** Arguments an edit's diff (with its path in the title) already shows. */
 const SHOWN_ELSEWHERE = [
@@ -38,11 +51,14 @@ const SHOWN_ELSEWHERE = [
 ];
 
 /** The decision a key stands for while an approval has the keyboard. */
-export function decisionForKey(event: KeyboardEvent): ApprovalDecision | undefined {
+export function decisionForKey(
+  event: KeyboardEvent,
+  request: ApprovalRequestParams,
+): ApprovalDecision | undefined {
   if (event.altKey || event.ctrlKey || event.metaKey) return undefined;
   if (event.key === 'Escape') return 'deny';
   const n = Number(event.key);
-  return Number.isInteger(n) && n >= 1 ? DECISIONS[n - 1]?.decision : undefined;
+  return Number.isInteger(n) && n >= 1 ? answersFor(request)[n - 1]?.decision : undefined;
 }
 
 export function approvalCard(approval: ApprovalModel, actions: ApprovalActions): HTMLElement {
@@ -97,7 +113,7 @@ export function approvalCard(approval: ApprovalModel, actions: ApprovalActions):
     h(
       'div',
       { className: 'approval-actions' },
-      ...DECISIONS.map(({ decision, label }, i) =>
+      ...answersFor(request).map(({ decision, label, rule }, i) =>
         h(
           'button',
           {
@@ -105,7 +121,8 @@ export function approvalCard(approval: ApprovalModel, actions: ApprovalActions):
             attrs: {
               type: 'button',
               'data-decision': decision,
-              'aria-keyshortcuts': i === 2 ? '3 Escape' : String(i + 1),
+              'aria-keyshortcuts': decision === 'deny' ? `${i + 1} Escape` : String(i + 1),
+              ...(rule !== undefined && { title: `Saves the rule ${rule} for this workspace` }),
             },
             on: { click: () => actions.decide(approval, decision) },
           },
@@ -115,6 +132,7 @@ export function approvalCard(approval: ApprovalModel, actions: ApprovalActions):
             attrs: { 'aria-hidden': 'true' },
           }),
           h('span', { text: label }),
+          rule !== undefined ? h('code', { className: 'approval-rule', text: rule }) : null,
         ),
       ),
       canShowDiff(request.category, request.name)
@@ -129,7 +147,7 @@ export function approvalCard(approval: ApprovalModel, actions: ApprovalActions):
     h('div', { className: 'approval-answer', attrs: { role: 'status' } }),
   );
   card.addEventListener('keydown', (event) => {
-    const decision = decisionForKey(event);
+    const decision = decisionForKey(event, request);
     if (!decision || approval.answer !== undefined) return;
     // Escape here answers the approval; it must not also cancel the turn.
     event.preventDefault();

@@ -17,7 +17,7 @@ import {
   nodeLabel,
   prettyJson,
 } from '../model/format.js';
-import { deniedText, toolHeader } from '../model/toolHeader.js';
+import { deniedText, ruleText, toolHeader } from '../model/toolHeader.js';
 import { h, icon, setAttr, setText } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -122,6 +122,7 @@ export class CardView {
     setText(this.#count, childCount > 0 ? `${childCount} step${childCount === 1 ? '' : 's'}` : '');
     const meta = [
       progressText(node) ?? '',
+      ruleText(node) ?? '',
       formatDuration(node.durationMs),
       node.cost !== undefined ? formatCost(node.cost) : '',
     ]
