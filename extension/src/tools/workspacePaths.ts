@@ -73,8 +73,7 @@ export function proposedEdit(args: unknown): ProposedEdit | undefined {
   if (!file) return undefined;
   // apply_edit's, Claude-style and the daemon's edit_file argument names.
   const oldText = str(a['oldText']) ?? str(a['old_string']) ?? str(a['old']);
-  const newText =
-    str(a['newText']) ?? str(a['new_string']) ?? str(a['new']) ?? str(a['content']);
+  const newText = str(a['newText']) ?? str(a['new_string']) ?? str(a['new']) ?? str(a['content']);
   if (newText === undefined) return undefined;
   const replaceAll = a['replace_all'] === true;
   return {

@@ -365,7 +365,8 @@ export async function runUiTest(o) {
         await picker.locator(`[data-mode="${mode}"]`).click();
         const end = Date.now() + 10_000;
         while ((await current()) !== mode) {
-          if (Date.now() > end) throw new Error(`mode stayed ${await current()} after choosing ${mode}`);
+          if (Date.now() > end)
+            throw new Error(`mode stayed ${await current()} after choosing ${mode}`);
           await sleep(100);
         }
       }
