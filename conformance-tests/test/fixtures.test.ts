@@ -246,6 +246,16 @@ const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }
     mode: 'socket',
   },
   'question-timeout-unanswered': { check: 'daemon.questions.timeout', mode: 'socket' },
+  // Slash commands (protocol 1.1).
+  'commands-list-empty': { check: 'daemon.commands.list', mode: 'stdio' },
+  'commands-list-unknown-session-empty': {
+    check: 'daemon.commands.list-unknown-session',
+    mode: 'stdio',
+  },
+  'commands-not-expanded': { check: 'daemon.commands.expand', mode: 'stdio' },
+  'commands-stores-expansion': { check: 'daemon.commands.expand-stored', mode: 'stdio' },
+  'commands-unknown-refused': { check: 'daemon.commands.unknown', mode: 'stdio' },
+  'commands-changed-never': { check: 'daemon.commands.changed', mode: 'stdio' },
   // Checkpoints (protocol 1.1).
   'checkpoint-no-changes': { check: 'daemon.checkpoints.turn-changes', mode: 'socket' },
   'checkpoint-changes-on-tool-node': { check: 'daemon.checkpoints.turn-changes', mode: 'socket' },

@@ -41,6 +41,8 @@ export const PermissionRuleInfo = message({
     .string()
     .max(500)
     .optional()
-    .describe('Present when the rule is not applied, saying why (e.g. an untrusted workspace file)'),
+    .describe(
+      'Present when the rule is not applied, saying why (e.g. an untrusted workspace file)',
+    ),
 }).describe('A permission rule in force for a session');
 export type PermissionRuleInfo = z.infer<typeof PermissionRuleInfo>;

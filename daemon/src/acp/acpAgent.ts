@@ -22,6 +22,7 @@ import type { SessionMcpServers, SessionWorkspaceIo } from '../server/startDaemo
 import { editorMcpServers } from './acpMcpServers.js';
 import { delegatedIo, editorWorkspaceIo } from './editorWorkspaceIo.js';
 import { AcpSession } from './acpSession.js';
+import { seedCommands } from './availableCommands.js';
 import { arborCall } from './arborErrors.js';
 import { planEntriesOf } from './planEntries.js';
 import { promptText } from './promptText.js';
@@ -97,6 +98,13 @@ export function createAcpAgent(options: AcpAgentOptions): AgentApp {
       log.info(`acp ${sessionId}: the editor serves ${delegatedIo(clientCapabilities).join(', ')}`);
   };
 
+  /** The session's slash commands, to the editor as available_commands_update. */
+  const announceCommands = async (sessionId: string): Promise<void> => {
+    const view = tracker.get(sessionId);
+    if (view)
+      await seedCommands(arbor, view, (message) => log.warn(`acp ${sessionId}: ${message}`));
+  };
+
   return agent({ name: 'arbor' })
     .onRequest(methods.agent.initialize, ({ params }) => {
       clientCapabilities = params.clientCapabilities;
@@ -126,6 +134,8 @@ export function createAcpAgent(options: AcpAgentOptions): AgentApp {
       // Lists the session's tools, which starts its MCP servers: their tools get titles and kinds.
       const catalogue = await catalogueOf(arbor, info.sessionId, log);
       open(info, catalogue, client);
+      // Not awaited: the list's round trip lets this response reach the editor before the update.
+      void announceCommands(info.sessionId);
       return {
         sessionId: info.sessionId,
         modes: sessionModes(info.permissionMode),
@@ -165,6 +175,7 @@ export function createAcpAgent(options: AcpAgentOptions): AgentApp {
           ? [{ sessionUpdate: 'plan' as const, entries: planEntriesOf(loaded.plan) }]
           : []),
       ]);
+      void announceCommands(sessionId);
       return {
         modes: sessionModes(loaded.session.permissionMode),
         ...mcpServersMeta(given, catalogue, log),

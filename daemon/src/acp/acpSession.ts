@@ -24,6 +24,7 @@ import {
   type ToolCallUpdate,
 } from '@agentclientprotocol/sdk';
 import { arborCall } from './arborErrors.js';
+import { commandsAnnouncer } from './availableCommands.js';
 import { PermissionBridge } from './permissionBridge.js';
 import { QuestionBridge } from './questionBridge.js';
 import { planEntriesOf } from './planEntries.js';
@@ -131,6 +132,10 @@ export class AcpSession implements Disposable {
         this.#updates.send({ sessionUpdate: 'plan', entries: planEntriesOf(entries) }),
       ),
       view.on('budget', (budget) => this.#updates.send(budgetNotice(budget))),
+      view.on(
+        'commands',
+        commandsAnnouncer((update) => this.#updates.send(update)),
+      ),
       view.on('cost', (cost) => this.#costs.set(cost.turnId, cost)),
       view.on('permissionMode', (mode) =>
         this.#updates.send({ sessionUpdate: 'current_mode_update', currentModeId: mode }),

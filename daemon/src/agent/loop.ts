@@ -136,7 +136,8 @@ export class AgentLoop {
       if (calls.length === 0) {
         if (this.params.structured === undefined) {
           // A Stop hook may send the root loop back to work, with its reason as a note.
-          const note = this.params.depth === 0 && !lastCall && (await this.ctx.hooks.stop(this.text));
+          const note =
+            this.params.depth === 0 && !lastCall && (await this.ctx.hooks.stop(this.text));
           if (note) {
             this.messages.push({ role: 'user', content: note });
             continue;
@@ -438,7 +439,13 @@ export class AgentLoop {
         isError: true,
       };
     }
-    const hookCall = { tool, args: parsed.data, nodeId, toolCallId: call.id, depth: this.params.depth };
+    const hookCall = {
+      tool,
+      args: parsed.data,
+      nodeId,
+      toolCallId: call.id,
+      depth: this.params.depth,
+    };
     const hooked = await this.ctx.hooks.preToolUse(hookCall);
     if ('invalid' in hooked) return { content: hooked.invalid, isError: true };
     const args = hooked.args;

@@ -81,7 +81,9 @@ export class CommandCatalogue {
 }
 
 function sorted<T extends { info: CommandInfo }>(entries: T[]): T[] {
-  return entries.sort((a, b) => (a.info.name < b.info.name ? -1 : a.info.name > b.info.name ? 1 : 0));
+  return entries.sort((a, b) =>
+    a.info.name < b.info.name ? -1 : a.info.name > b.info.name ? 1 : 0,
+  );
 }
 
 function isDirectory(path: string): boolean {

@@ -38,11 +38,16 @@ export function readSkillTool(catalogue: CommandCatalogue): Tool {
         return withFile(skill.folder, resolved.real, path, (file) => {
           if (file.stats.isDirectory()) {
             const entries = listDirectory(skill.folder, resolved.real, path);
-            return entries.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)).join('\n');
+            return entries
+              .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+              .join('\n');
           }
           if (!file.stats.isFile()) return { content: `${path} is not a file.`, isError: true };
           if (file.stats.size > MAX_DEFINITION_BYTES)
-            return { content: `${path} is too large to read (${file.stats.size} bytes).`, isError: true };
+            return {
+              content: `${path} is too large to read (${file.stats.size} bytes).`,
+              isError: true,
+            };
           const text = file.read().toString('utf8');
           return text.length > MAX_READ_CHARS
             ? `${text.slice(0, MAX_READ_CHARS)}\n[truncated: ${text.length} characters]`

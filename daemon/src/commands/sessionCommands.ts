@@ -7,12 +7,7 @@
  * about to pick a command or a turn is about to run, and both read it.
  */
 import type { CommandInfo } from '@arbor/protocol';
-import {
-  findCommand,
-  listOf,
-  type CommandCatalogue,
-  type CommandSet,
-} from './commandCatalogue.js';
+import { findCommand, listOf, type CommandCatalogue, type CommandSet } from './commandCatalogue.js';
 import { expandTemplate, parseInvocation } from './expandCommand.js';
 
 export interface TurnCommandInput {

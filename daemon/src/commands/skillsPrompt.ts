@@ -12,7 +12,9 @@ const MAX_DESCRIPTION_CHARS = 300;
 export function skillsPromptLines(skills: readonly CommandInfo[]): string[] {
   if (skills.length === 0) return [];
   const shown = skills.slice(0, MAX_PROMPT_SKILLS).map((skill) => {
-    const description = (skill.description ?? '').replace(/\s+/g, ' ').slice(0, MAX_DESCRIPTION_CHARS);
+    const description = (skill.description ?? '')
+      .replace(/\s+/g, ' ')
+      .slice(0, MAX_DESCRIPTION_CHARS);
     return `- ${skill.name}${description ? `: ${description}` : ''}`;
   });
   const more = skills.length - shown.length;

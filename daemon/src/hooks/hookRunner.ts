@@ -52,10 +52,13 @@ export class HookRunner {
   }
 
   /** The hooks of `event` in force for the workspace now: the user's, then the workspace file's if trusted. */
-  commands(event: HookEvent, workspaceRoot: string): { commands: HookCommand[]; error?: string } {
+  commands(
+    event: HookEvent,
+    workspaceRoot: () => string,
+  ): { commands: HookCommand[]; error?: string } {
     const user = this.options.user[event] ?? [];
     if (this.options.user.workspaceFile !== true) return { commands: user };
-    const read = this.workspaceFiles.read(workspaceRoot);
+    const read = this.workspaceFiles.read(workspaceRoot());
     if ('error' in read) return { commands: user, error: read.error };
     return { commands: [...user, ...(read.hooks[event] ?? [])] };
   }
@@ -77,23 +80,26 @@ export type PreToolUseOutcome = { args: unknown; verdict?: GateHookVerdict } | {
 
 export class TurnHooks {
   private stopContinues = 0;
-  private readonly workspaceRoot: string;
+  private realRoot: string | undefined;
 
   constructor(
     private readonly runner: HookRunner,
     private readonly turn: { request: TurnRequest; tree: ExecutionTree; signal: AbortSignal },
-  ) {
-    this.workspaceRoot = realPath(turn.request.workspaceRoot);
+  ) {}
+
+  /** Resolved on first use: a turn without hooks touches no file. */
+  private get workspaceRoot(): string {
+    return (this.realRoot ??= realPath(this.turn.request.workspaceRoot));
   }
 
   /** A session's first turn in this daemon: its SessionStart hooks; returns text for the model. */
   async sessionStart(): Promise<string | undefined> {
     const { request, tree } = this.turn;
-    if (this.commands('SessionStart').length === 0 || !this.runner.firstTurnOf(request.sessionId))
-      return undefined;
+    const commands = this.commands('SessionStart');
+    if (commands.length === 0 || !this.runner.firstTurnOf(request.sessionId)) return undefined;
     const source = request.history.length === 0 ? 'startup' : 'resume';
     const texts: string[] = [];
-    for (const command of this.commands('SessionStart')) {
+    for (const command of commands) {
       const end = await this.run('SessionStart', command, tree.rootId, 0, { source });
       if (end.kind === 'answer' && end.answer?.context) texts.push(end.answer.context);
     }
@@ -194,7 +200,7 @@ export class TurnHooks {
   }
 
   private commands(event: HookEvent, toolName?: string): HookCommand[] {
-    const found = this.runner.commands(event, this.workspaceRoot);
+    const found = this.runner.commands(event, () => this.workspaceRoot);
     if (found.error !== undefined) {
       // Trusted but unreadable: shown once per event and turn point, like a failed hook.
       const { tree } = this.turn;
@@ -245,6 +251,11 @@ export class TurnHooks {
       timeoutMs: command.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS,
       signal,
     });
+    if (signal.aborted) {
+      // Stopped with the turn, not a failure of the hook.
+      tree.finish(nodeId, { status: 'cancelled' });
+      return end;
+    }
     if (end.kind === 'failed') {
       this.runner.log('warn', `${event} hook "${command.command}" failed: ${end.why}`);
     }

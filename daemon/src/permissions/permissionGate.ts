@@ -12,12 +12,7 @@ import type {
   RuleEffect,
   ToolCategory,
 } from '@arbor/protocol';
-import type {
-  GateDecision,
-  GateHookVerdict,
-  GateRequest,
-  ToolGate,
-} from '../agent/toolGate.js';
+import type { GateDecision, GateHookVerdict, GateRequest, ToolGate } from '../agent/toolGate.js';
 import { isProtectedPath } from '../tools/workspace/confinement.js';
 import {
   decideCall,
@@ -99,7 +94,8 @@ function askReason(
   hook: GateHookVerdict | undefined,
 ): string {
   if (traits.alwaysAsk) return `${name} is on the always-ask list; it asks before every call`;
-  if (rule?.effect === 'ask') return `the ${rule.source} permission rule "ask ${rule.rule}" asks before it`;
+  if (rule?.effect === 'ask')
+    return `the ${rule.source} permission rule "ask ${rule.rule}" asks before it`;
   if (hook?.decision === 'ask')
     return `a PreToolUse hook asks before it${hook.reason ? `: ${hook.reason}` : ''}`;
   if (traits.protectedPath && traits.category === 'write')

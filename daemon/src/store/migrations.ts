@@ -190,7 +190,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 10,
-    description: "approvals: the decision allowAlways (protocol 1.1), which saves a permission rule",
+    description:
+      'approvals: the decision allowAlways (protocol 1.1), which saves a permission rule',
     // SQLite cannot change a CHECK constraint in place: the table is rebuilt with its rows.
     sql: `
       CREATE TABLE approvals_v10 (

@@ -159,7 +159,11 @@ export class ToolCatalogue {
    * The gate's verdict before grants, protected paths and rules with a
    * specifier, which depend on the call; rules naming the whole tool count.
    */
-  private permissionOf(tool: Tool, mode: PermissionMode, rules: RuleSet | undefined): ToolPermission {
+  private permissionOf(
+    tool: Tool,
+    mode: PermissionMode,
+    rules: RuleSet | undefined,
+  ): ToolPermission {
     if (!passesPermissionGate(tool)) return 'run';
     const rule = rules?.decide(tool.name, undefined);
     const verdict = decideCall(mode, {

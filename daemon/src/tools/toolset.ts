@@ -147,7 +147,7 @@ export class SessionToolsets implements TurnToolsProvider {
     return (this.readSkillInstance ??= readSkillTool(catalogue));
   }
 
-    serversOf(sessionId: string): ToolServer[] | undefined {
+  serversOf(sessionId: string): ToolServer[] | undefined {
     return this.options.mcp?.serversOf(sessionId);
   }
 

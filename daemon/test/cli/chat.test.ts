@@ -5,7 +5,7 @@
  * model's questions against an in-process fake daemon on a socket.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findMethod, type ScriptInput } from '@arbor/protocol';
@@ -146,6 +146,29 @@ describe('arbor chat (terminal client)', function () {
       assert.match(output, /^ {2}read_file +read +runs$/m);
       assert.match(output, /^ {2}write_file +write +asks$/m);
       assert.match(output, /^server mcp:missing failed: command not found/m);
+    });
+
+    it('/help lists the slash commands of the workspace and the user, and a /name line runs one', async () => {
+      const dir = tempDir();
+      mkdirSync(join(dir, '.arbor/commands'), { recursive: true });
+      writeFileSync(
+        join(dir, '.arbor/commands/explain.md'),
+        '---\ndescription: Explain a symbol\nargument-hint: <symbol>\n---\nExplain the symbol $1 briefly.',
+      );
+      mkdirSync(join(dir, 'data/skills/pdf'), { recursive: true });
+      writeFileSync(join(dir, 'data/skills/pdf/SKILL.md'), '---\ndescription: PDF forms\n---\nx');
+      const script = writeScript(dir, {
+        version: 1,
+        conversations: { 'Explain the symbol parseArgs briefly.': [{ text: 'It parses.' }] },
+      });
+      const run = runChat(chatArgs(dir, script));
+      run.child.stdin!.end('/help\n/explain parseArgs\n');
+      const { code, output, stderr } = await run.exit;
+      assert.equal(code, 0, stderr);
+      assert.match(output, /^ {2}\/help {2}this list$/m);
+      assert.match(output, /^ {2}\/explain <symbol> {2}Explain a symbol {2}\(workspace\)$/m);
+      assert.match(output, /^ {2}pdf {2}PDF forms$/m);
+      assert.match(output, /It parses\./, 'the model got the expansion');
     });
 
     it('prints the answer, then the nested execution tree once, without escape sequences', async () => {

@@ -81,6 +81,8 @@ export interface HookedRunOptions {
   sessionId?: string;
   /** Reuse across turns (SessionStart runs once per session and runner). */
   runner?: HookRunner;
+  /** The turn's cancel signal (chat/cancel). */
+  signal?: AbortSignal;
 }
 
 /** A fresh workspace with these files (e.g. hook scripts). */
@@ -144,7 +146,7 @@ export async function runHooked(turnScript: Script, options: HookedRunOptions): 
     history: [],
     approvals: { grants: new SessionGrants(), broker },
     events: sink,
-    signal: new AbortController().signal,
+    signal: options.signal ?? new AbortController().signal,
   });
   const nodes = new Map<string, ExecutionTreeNode>();
   for (const update of sink.of(Methods.TreeUpdate))

@@ -4,6 +4,10 @@
  * that a failing or hanging hook is shown in the tree and changes nothing.
  */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { requireSandbox } from '../tools/sandboxSupport.js';
 import { script } from '../agent/harness.js';
 import { matchesTool } from '../../src/hooks/hookMatcher.js';
 import { HookRunner, MAX_STOP_CONTINUES } from '../../src/hooks/hookRunner.js';
@@ -173,6 +177,20 @@ describe('hooks', () => {
       assert.equal(run.result.stopReason, 'end_turn');
     });
 
+    it('a hook still running when the turn is cancelled is killed, its node cancelled', async () => {
+      const cancel = new AbortController();
+      setTimeout(() => cancel.abort(), 300);
+      const started = Date.now();
+      const run = await runHooked(rm, {
+        signal: cancel.signal,
+        hooks: { PreToolUse: [{ command: 'sleep 30 & sleep 30' }] },
+      });
+      assert.ok(Date.now() - started < 10_000, 'the hook outlived the cancel');
+      assert.equal(run.result.stopReason, 'cancelled');
+      assert.deepEqual(run.calls, []);
+      assert.equal(hookNodes(run)[0]!.status, 'cancelled');
+    });
+
     it('a hook that crashes or prints no JSON is shown as an error, and the call goes on', async () => {
       const run = await runHooked(rm, {
         hooks: {
@@ -205,6 +223,33 @@ describe('hooks', () => {
       assert.equal(event.permissionMode, 'auto');
       assert.deepEqual(event.tool.name, 'run_command');
       assert.deepEqual(event.tool.args, { command: 'rm -rf build' });
+    });
+  });
+
+  describe('where a hook runs', () => {
+    it("without the daemon's secrets in its environment", async () => {
+      process.env['ARBOR_HOOK_TEST_API_KEY'] = 'hook-canary-secret';
+      try {
+        const run = await runHooked(rm, {
+          hooks: { PreToolUse: [{ command: 'echo "key=[$ARBOR_HOOK_TEST_API_KEY]" >&2; exit 2' }] },
+        });
+        assert.match(toolResults(run)[0]!.content, /key=\[\]/);
+      } finally {
+        delete process.env['ARBOR_HOOK_TEST_API_KEY'];
+      }
+    });
+
+    it('in the sandbox run_command uses: nothing outside the workspace is writable', async function () {
+      await requireSandbox(this);
+      const outside = join(homedir(), `.arbor-hook-escape-${process.pid}`);
+      const run = await runHooked(rm, {
+        hooks: {
+          PreToolUse: [{ command: `touch ${outside} 2>/dev/null; touch inside; echo '{}'` }],
+        },
+      });
+      assert.equal(existsSync(outside), false, 'the hook wrote outside the workspace');
+      assert.equal(hookNodes(run)[0]!.status, 'done');
+      assert.equal(run.calls.length, 1);
     });
   });
 

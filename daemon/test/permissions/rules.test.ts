@@ -112,16 +112,19 @@ describe('permission rules', () => {
     it('a patch is allowed only when every file it touches is', () => {
       const set = ruleSet({ allow: ['apply_patch(src/**)'] });
       const patch = (paths: string[]) =>
-        paths
-          .map((p) => `--- a/${p}\n+++ b/${p}\n@@ -1 +1 @@\n-a\n+b\n`)
-          .join('');
+        paths.map((p) => `--- a/${p}\n+++ b/${p}\n@@ -1 +1 @@\n-a\n+b\n`).join('');
       assert.equal(decide(set, 'apply_patch', { patch: patch(['src/a.ts', 'src/b.ts']) }), 'allow');
-      assert.equal(decide(set, 'apply_patch', { patch: patch(['src/a.ts', 'package.json']) }), undefined);
+      assert.equal(
+        decide(set, 'apply_patch', { patch: patch(['src/a.ts', 'package.json']) }),
+        undefined,
+      );
     });
   });
 
   it('domains: a host, or its subdomains with *.', () => {
-    const set = ruleSet({ allow: ['web_fetch(domain:docs.python.org)', 'web_fetch(domain:*.example.com)'] });
+    const set = ruleSet({
+      allow: ['web_fetch(domain:docs.python.org)', 'web_fetch(domain:*.example.com)'],
+    });
     assert.equal(decide(set, 'web_fetch', { url: 'https://docs.python.org/3/' }), 'allow');
     assert.equal(decide(set, 'web_fetch', { url: 'https://api.example.com/x' }), 'allow');
     assert.equal(decide(set, 'web_fetch', { url: 'https://example.com/x' }), undefined);
@@ -137,8 +140,14 @@ describe('permission rules', () => {
   describe('the rule "always allow" suggests', () => {
     const suggest = (tool: string, args: object) => suggestRule(tool, subjectOf(tool, args, root));
     it('the program and its subcommand, or the exact command when it cannot narrow', () => {
-      assert.equal(suggest('run_command', { command: 'npm test -- --watch' }), 'run_command(npm test:*)');
-      assert.equal(suggest('run_command', { command: 'rm -rf build' }), 'run_command(rm -rf build)');
+      assert.equal(
+        suggest('run_command', { command: 'npm test -- --watch' }),
+        'run_command(npm test:*)',
+      );
+      assert.equal(
+        suggest('run_command', { command: 'rm -rf build' }),
+        'run_command(rm -rf build)',
+      );
       assert.equal(suggest('run_command', { command: 'make' }), 'run_command(make)');
       assert.equal(suggest('run_command', { command: 'npm test && rm -rf x' }), undefined);
       assert.equal(suggest('run_command', { command: 'cat $(ls)' }), undefined);
@@ -146,8 +155,14 @@ describe('permission rules', () => {
     it("a file's directory, a host, a whole tool without arguments to narrow", () => {
       assert.equal(suggest('write_file', { path: 'src/util/a.ts' }), 'write_file(src/util/**)');
       assert.equal(suggest('write_file', { path: 'README.md' }), 'write_file(README.md)');
-      assert.equal(suggest('web_fetch', { url: 'https://docs.python.org/3/' }), 'web_fetch(domain:docs.python.org)');
-      assert.equal(suggest('mcp__github__create_issue', { title: 'x' }), 'mcp__github__create_issue');
+      assert.equal(
+        suggest('web_fetch', { url: 'https://docs.python.org/3/' }),
+        'web_fetch(domain:docs.python.org)',
+      );
+      assert.equal(
+        suggest('mcp__github__create_issue', { title: 'x' }),
+        'mcp__github__create_issue',
+      );
     });
     it('every suggestion covers the call it was made for', () => {
       for (const [tool, args] of [
@@ -177,8 +192,14 @@ describe('permission rules', () => {
       assert.equal(set.decide('run_command', { kind: 'command', command: 'rm x' })?.effect, 'deny');
       const listed = set.list();
       assert.match(listed.find((r) => r.effect === 'allow')!.ignored!, /trustWorkspaceAllow/);
-      const trusted = new PermissionRules({ dataDir: tempDir('arbor-data-'), trustWorkspaceAllow: true });
-      assert.equal(trusted.forWorkspace(ws).decide('run_command', { kind: 'command', command: 'ls' })?.effect, 'allow');
+      const trusted = new PermissionRules({
+        dataDir: tempDir('arbor-data-'),
+        trustWorkspaceAllow: true,
+      });
+      assert.equal(
+        trusted.forWorkspace(ws).decide('run_command', { kind: 'command', command: 'ls' })?.effect,
+        'allow',
+      );
     });
 
     it('a bad workspace file is an error naming the file and the rule, re-read once fixed', () => {
@@ -191,7 +212,9 @@ describe('permission rules', () => {
         () => rules.forWorkspace(ws),
         (error: Error) =>
           error instanceof WorkspaceRulesError &&
-          /\.arbor\/settings\.json: permissions\.deny\[0\] "run_command\(rm:\*"/.test(error.message),
+          /\.arbor\/settings\.json: permissions\.deny\[0\] "run_command\(rm:\*"/.test(
+            error.message,
+          ),
       );
       writeFileSync(file, JSON.stringify({ permisions: {} }));
       assert.throws(() => rules.forWorkspace(ws), /settings\.json is invalid: .*permisions/);
@@ -214,7 +237,9 @@ describe('permission rules', () => {
     });
 
     it('a rule that cannot be saved says so', () => {
-      const rules = new PermissionRules({ dataDir: join(tempDir('arbor-data-'), 'missing', 'dir') });
+      const rules = new PermissionRules({
+        dataDir: join(tempDir('arbor-data-'), 'missing', 'dir'),
+      });
       assert.equal(rules.remember(tempDir(), 'run_command(npm test:*)'), false);
     });
   });

@@ -101,7 +101,7 @@ describe('permission rules (spawned daemon)', function () {
     return ws;
   }
 
-  it("a user allow rule runs the call unasked in default mode; a workspace deny rule refuses it even in auto", async () => {
+  it('a user allow rule runs the call unasked in default mode; a workspace deny rule refuses it even in auto', async () => {
     const proc = start({ permissions: { allow: ['run_command(echo:*)'] } });
     await ready(proc);
     const ws = workspace({ permissions: { deny: ['run_command(rm:*)'] } });
@@ -109,13 +109,25 @@ describe('permission rules (spawned daemon)', function () {
     const echo = await turn(proc, await session(proc, ws), 'echo');
     assert.equal(echo.node.status, 'done');
     assert.equal(echo.node.approval, 'not_required');
-    assert.deepEqual(echo.node.rule, { effect: 'allow', rule: 'run_command(echo:*)', source: 'user' });
+    assert.deepEqual(echo.node.rule, {
+      effect: 'allow',
+      rule: 'run_command(echo:*)',
+      source: 'user',
+    });
 
     const removed = await turn(proc, await session(proc, ws, 'auto'), 'remove');
     assert.equal(removed.node.status, 'denied');
-    assert.deepEqual(removed.node.rule, { effect: 'deny', rule: 'run_command(rm:*)', source: 'workspace' });
+    assert.deepEqual(removed.node.rule, {
+      effect: 'deny',
+      rule: 'run_command(rm:*)',
+      source: 'workspace',
+    });
     assert.ok(existsSync(join(ws, 'victim.txt')), 'the denied command did not run');
-    assert.equal(proc.client.notifications(Methods.ApprovalResolved.method).length, 0, 'nobody was asked');
+    assert.equal(
+      proc.client.notifications(Methods.ApprovalResolved.method).length,
+      0,
+      'nobody was asked',
+    );
   });
 
   it('"always allow" saves the suggested rule: later sessions of the workspace, and a restarted daemon, run it unasked', async () => {
@@ -141,7 +153,11 @@ describe('permission rules (spawned daemon)', function () {
 
     const again = await turn(proc, await session(proc, ws), 'list');
     assert.equal(again.node.approval, 'not_required');
-    assert.deepEqual(again.node.rule, { effect: 'allow', rule: 'run_command(ls .arbor:*)', source: 'remembered' });
+    assert.deepEqual(again.node.rule, {
+      effect: 'allow',
+      rule: 'run_command(ls .arbor:*)',
+      source: 'remembered',
+    });
 
     proc.child.kill('SIGKILL');
     proc = start({}, dataDir);
@@ -149,27 +165,39 @@ describe('permission rules (spawned daemon)', function () {
     const sessionId = await session(proc, ws);
     const afterRestart = await turn(proc, sessionId, 'list');
     assert.equal(afterRestart.node.approval, 'not_required', 'remembered across a restart');
-    const listed = (await proc.client.result(Methods.ToolsList.method, { sessionId })) as ToolsListResult;
+    const listed = (await proc.client.result(Methods.ToolsList.method, {
+      sessionId,
+    })) as ToolsListResult;
     assert.deepEqual(listed.rules, [
       { effect: 'allow', rule: 'run_command(ls .arbor:*)', source: 'remembered' },
     ]);
     const other = await session(proc, workspace());
-    const elsewhere = proc.client.result(Methods.ChatSend.method, { sessionId: other, text: 'list' });
+    const elsewhere = proc.client.result(Methods.ChatSend.method, {
+      sessionId: other,
+      text: 'list',
+    });
     await proc.client.received.waitFor(
-      (m) => m['method'] === Methods.ApprovalRequest.method && (m['params'] as Json)['sessionId'] === other,
+      (m) =>
+        m['method'] === Methods.ApprovalRequest.method &&
+        (m['params'] as Json)['sessionId'] === other,
     );
     await elsewhere;
   });
 
-  it("a workspace file that cannot be read refuses every call, and tools/list says why", async () => {
+  it('a workspace file that cannot be read refuses every call, and tools/list says why', async () => {
     const proc = start({});
     await ready(proc);
     const ws = workspace({ permissions: { deny: ['run_command(rm:*'] } });
     const sessionId = await session(proc, ws, 'auto');
     const echo = await turn(proc, sessionId, 'echo');
     assert.equal(echo.node.status, 'denied');
-    assert.match(echo.node.resultPreview ?? '', /permission rules cannot be read: .*settings\.json/);
-    const listed = (await proc.client.result(Methods.ToolsList.method, { sessionId })) as ToolsListResult;
+    assert.match(
+      echo.node.resultPreview ?? '',
+      /permission rules cannot be read: .*settings\.json/,
+    );
+    const listed = (await proc.client.result(Methods.ToolsList.method, {
+      sessionId,
+    })) as ToolsListResult;
     assert.match(listed.rulesError ?? '', /permissions\.deny\[0\]/);
     assert.equal(listed.tools.find((t) => t.name === 'run_command')!.permission, 'block');
   });

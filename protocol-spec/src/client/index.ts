@@ -12,6 +12,7 @@ export * from './treeReducer.js';
 export * from './nodeProgress.js';
 export * from './turnTranscript.js';
 export * from './toolCatalogue.js';
+export * from './commandList.js';
 export * from './promptQueue.js';
 export * from './approvalQueue.js';
 export * from './questionQueue.js';

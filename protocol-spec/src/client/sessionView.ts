@@ -13,6 +13,7 @@ import type { PermissionMode, StopReason } from '../base.js';
 import type { ApprovalResolvedParams } from '../approval.js';
 import type { BudgetExceededParams } from '../budget.js';
 import type { ChatChunkParams } from '../chat.js';
+import type { CommandInfo } from '../commands.js';
 import type { CostSummaryParams } from '../cost.js';
 import type { NotificationDescriptor } from '../descriptor.js';
 import { Methods } from '../methods.js';
@@ -44,6 +45,7 @@ export const SESSION_EVENT_METHODS = [
   Methods.PlanUpdate,
   Methods.CostSummary,
   Methods.SessionDeleted,
+  Methods.CommandsChanged,
 ] as const;
 
 export type SessionEvent =
@@ -56,7 +58,8 @@ export type SessionEvent =
   | EventOf<typeof Methods.BudgetExceeded>
   | EventOf<typeof Methods.PlanUpdate>
   | EventOf<typeof Methods.CostSummary>
-  | EventOf<typeof Methods.SessionDeleted>;
+  | EventOf<typeof Methods.SessionDeleted>
+  | EventOf<typeof Methods.CommandsChanged>;
 
 type SessionUpdateParams = EventOf<typeof Methods.SessionUpdate>['params'];
 /** A `session/attach` result, as validated by the client. */
@@ -81,6 +84,8 @@ export interface SessionViewEvents {
   session: SessionUpdateParams;
   permissionMode: PermissionMode;
   plan: readonly PlanEntry[];
+  /** `commands/changed`: the session's slash commands and skills, the whole new list. */
+  commands: readonly CommandInfo[];
   budget: BudgetExceededParams;
   cost: CostSummaryParams;
   approvalResolved: ApprovalResolvedParams;
@@ -130,6 +135,7 @@ export class SessionView {
   #title: string | undefined;
   #model: string | undefined;
   #plan: readonly PlanEntry[] = [];
+  #commands: readonly CommandInfo[] | undefined;
   /** A plan/update was applied: a plan from session/load is older. */
   #planSeen = false;
   #budgetNotices: BudgetExceededParams[] = [];
@@ -189,6 +195,15 @@ export class SessionView {
   }
   get plan(): readonly PlanEntry[] {
     return this.#plan;
+  }
+  /** The session's commands and skills; undefined until listed (seedCommands) or announced. */
+  get commands(): readonly CommandInfo[] | undefined {
+    return this.#commands;
+  }
+  /** A `commands/list` result (commands.md#commands-list): shown until a `commands/changed` replaces it. */
+  seedCommands(commands: readonly CommandInfo[]): void {
+    this.#commands = commands;
+    this.#events.emit('commands', commands);
   }
   /**
    * The plan `session/load` returned (sessions.md#sessions-load-plan): shown
@@ -426,6 +441,11 @@ export class SessionView {
         this.#plan = p.entries;
         this.#planSeen = true;
         this.#events.emit('plan', p.entries);
+        return;
+      }
+      case Methods.CommandsChanged.method: {
+        this.#commands = event.params.commands;
+        this.#events.emit('commands', event.params.commands);
         return;
       }
       case Methods.CostSummary.method: {

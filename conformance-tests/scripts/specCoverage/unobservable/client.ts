@@ -27,4 +27,9 @@ export const UNOBSERVABLE_CLIENT: readonly Unobservable[] = [
     binds: 'client',
     why: 'What a client shows its user before they choose is not on the wire: the suite sees only the decision it sends (client.approvals.always-only-offered).',
   },
+  {
+    anchor: 'commands.md#commands-changed-client',
+    binds: 'client',
+    why: "Which commands a client offers its user is not on the wire, and _arbor/conformance/state does not report them; Arbor's client core is judged by its own tests (protocol-spec/test/client/commandList.test.ts).",
+  },
 ];

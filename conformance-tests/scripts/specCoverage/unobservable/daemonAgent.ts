@@ -7,6 +7,16 @@ import type { Unobservable } from './types.js';
 
 export const UNOBSERVABLE_DAEMON_AGENT: readonly Unobservable[] = [
   {
+    anchor: 'tree.md#tree-hook-node',
+    binds: 'daemon',
+    why: "Hooks come from the daemon's own configuration (Arbor: `hooks` in its config file, and a trusted workspace's .arbor/settings.json); the protocol has no request that sets them, so the suite cannot give a daemon a hook to run. Arbor's own tests judge it (daemon/test/hooks/hooks.test.ts).",
+  },
+  {
+    anchor: 'tree.md#tree-hook-failure-final',
+    binds: 'daemon',
+    why: "Hooks come from the daemon's own configuration (Arbor: `hooks` in its config file, and a trusted workspace's .arbor/settings.json); the protocol has no request that sets them, so the suite cannot give a daemon a hook to run. Arbor's own tests judge it (daemon/test/hooks/hooks.test.ts).",
+  },
+  {
     anchor: 'appendix-scripted-provider.md#appendix-scripted-provider-text-chunks',
     binds: 'daemon',
     why: "The deltas pass between the scripted provider and the daemon's own loop; the same sentence lets the daemon coalesce them into one chat/chunk, so one chunk on the wire is correct whatever the provider streamed.",
@@ -60,5 +70,10 @@ export const UNOBSERVABLE_DAEMON_AGENT: readonly Unobservable[] = [
     anchor: 'approvals.md#rules-suggested',
     binds: 'daemon',
     why: "Which rule is the narrowest for a call is the daemon's judgement of its own tools, and the calls it must not suggest one for (always-ask tools, ask rules, protected paths) exist only through its configuration; the suite judges what follows from a suggestion (daemon.approvals.allow-always-saved).",
+  },
+  {
+    anchor: 'commands.md#skills-confined',
+    binds: 'daemon',
+    why: "Where a daemon finds skills and what its skill-reading tool is called are the daemon's own (commands.md fixes only workspace commands), so the suite cannot give a daemon a skill nor script a call of its tool. Arbor's own tests judge it (daemon/test/commands/commands.test.ts).",
   },
 ];

@@ -395,7 +395,7 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
       'daemon.approvals.allow-always-saved',
       'CAPABILITY',
       'approvals.md#rules-allow-always-saved',
-      "allowAlways to a request with suggestedRule: resolved with that rule, and the same call in a new session of the workspace runs unasked, its node naming the rule",
+      'allowAlways to a request with suggestedRule: resolved with that rule, and the same call in a new session of the workspace runs unasked, its node naming the rule',
       'daemon.clientTools',
     ),
     'approvals.md#rules-allow-always-resolved',

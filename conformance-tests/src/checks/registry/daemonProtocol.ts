@@ -606,6 +606,55 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
     "session/load cost is the turn's cost/summary as sent, without sessionId, seq and turnId",
     'daemon.testing.scriptedProvider',
   ),
+  // Slash commands (commands.md, protocol 1.1).
+  citing(
+    d(
+      'daemon.commands.list',
+      'CAPABILITY',
+      'commands.md#commands-workspace-files',
+      'commands/list lists .arbor/commands/<name>.md of the workspace as command <name> with its frontmatter, commands first, each kind sorted and unique',
+      'daemon.commands',
+    ),
+    'commands.md#commands-list-unique',
+  ),
+  d(
+    'daemon.commands.list-unknown-session',
+    'CAPABILITY',
+    'commands.md#commands-list-session',
+    'commands/list for an unknown session answers -33004',
+    'daemon.commands',
+  ),
+  citing(
+    d(
+      'daemon.commands.expand',
+      'CAPABILITY',
+      'commands.md#commands-expand-model',
+      "a chat/send text /name args gives the model the command's expansion ($1, $ARGUMENTS)",
+      'daemon.commands',
+    ),
+    'commands.md#commands-list-current',
+  ),
+  d(
+    'daemon.commands.expand-stored',
+    'CAPABILITY',
+    'commands.md#commands-expand-stored',
+    'the stored user message of a command turn is the text as sent',
+    'daemon.commands',
+  ),
+  d(
+    'daemon.commands.unknown',
+    'CAPABILITY',
+    'commands.md#commands-expand-unknown',
+    'a /word naming no command is accepted and reaches the model unchanged',
+    'daemon.commands',
+  ),
+  d(
+    'daemon.commands.changed',
+    'CAPABILITY',
+    'commands.md#commands-changed-when',
+    'a command file added since the last list is announced with commands/changed before the next turn runs',
+    'daemon.commands',
+  ),
   d(
     'daemon.jsonrpc.invalid-response',
     'MUST',

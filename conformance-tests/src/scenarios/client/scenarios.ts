@@ -316,8 +316,7 @@ export const approvalAlways: Scenario<ClientContext> = {
     if (!unoffered) return;
     ctx.recorder.expect(
       'client.approvals.always-only-offered',
-      unoffered.result !== undefined &&
-        (unoffered.result as JsonObject).decision !== 'allowAlways',
+      unoffered.result !== undefined && (unoffered.result as JsonObject).decision !== 'allowAlways',
       `a request without suggestedRule (driver policy allowAlways) got ${describe(unoffered)}; allowAlways is not offered there`,
     );
     ctx.emit(conn, Methods.TreeUpdate.method, {

@@ -1332,7 +1332,9 @@ export const approvalAllowAlways: Scenario<DaemonContext> = {
     await waitTurnEnd(ctx, a.conn, first, turnId);
     const offered = a.asked[0]?.params.suggestedRule;
     if (typeof offered !== 'string') {
-      throw new Skip('the daemon offered no suggestedRule (a SHOULD): allowAlways cannot be judged');
+      throw new Skip(
+        'the daemon offered no suggestedRule (a SHOULD): allowAlways cannot be judged',
+      );
     }
     const resolved = resolvedOf(notes(a.conn, first), 'conformance-always-1')[0]?.params;
     if (v1) {

@@ -79,6 +79,7 @@ import { maxTokens } from './maxTokens.js';
 import { contextUse } from './contextUse.js';
 import { compaction } from './compaction.js';
 import { loadPlan } from './loadPlan.js';
+import { commands } from './commands.js';
 import { longPreview, textJoined } from './textJoin.js';
 import { invalidResponse } from './invalidResponse.js';
 import { parallelClientTools, toolServers, toolsCallable, toolsList } from './tools.js';
@@ -175,6 +176,7 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   contextUse,
   compaction,
   loadPlan,
+  commands,
   textJoined,
   longPreview,
   parallelClientTools,

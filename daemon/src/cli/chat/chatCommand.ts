@@ -4,7 +4,7 @@
  * per message — the given one, or each line typed at the prompt.
  */
 import { statSync } from 'node:fs';
-import { Methods, type StopReason } from '@arbor/protocol';
+import { Methods, type CommandInfo, type StopReason } from '@arbor/protocol';
 import { SessionTracker, ToolCatalogue, type SessionView } from '@arbor/protocol/client';
 import type { ArborConnection } from '@arbor/protocol/client/node';
 import { ConfigError } from '../../config/daemonConfig.js';
@@ -25,6 +25,7 @@ import {
 import { openDaemonConnection } from './daemonConnection.js';
 import { isModelCommand, runModelCommand } from './modelCommand.js';
 import { TOOLS_COMMAND, runToolsCommand } from './toolsCommand.js';
+import { HELP_COMMAND, completeLine, helpLines, sessionCommands } from './helpCommand.js';
 import { streamJsonEvents } from './jsonEvents.js';
 import { TerminalInput } from './terminalInput.js';
 import { createStyle, wantsColor, type Style } from './terminalStyle.js';
@@ -224,10 +225,15 @@ class ChatClient {
     if (this.#input.isTTY) {
       out.write(
         style.dim(
-          'Type a message; /model <provider:model> switches the model; /tools lists the tools; /diff shows what the last turn changed, /undo puts it back; /exit or Ctrl-D to quit.\n',
+          'Type a message; /model <provider:model> switches the model; /tools lists the tools; /diff shows what the last turn changed, /undo puts it back; /help lists every command, Tab completes one; /exit or Ctrl-D to quit.\n',
         ),
       );
     }
+    // Read again for /help and after each turn (commands/changed keeps the view's list fresh).
+    const commands = (): readonly CommandInfo[] => this.#view?.commands ?? [];
+    if (this.#view)
+      this.#view.seedCommands(await sessionCommands(this.#connection.client, this.#view.sessionId));
+    this.#input.completer = (line) => completeLine(commands(), line);
     let code = 0;
     for (;;) {
       if (this.#closed) return 1;
@@ -239,6 +245,14 @@ class ChatClient {
       if (isModelCommand(text)) {
         const said = await runModelCommand(this.#connection.client, this.#view!, text);
         out.write(style.dim(`${said}\n`));
+        continue;
+      }
+      if (text === HELP_COMMAND) {
+        if (this.#view)
+          this.#view.seedCommands(
+            await sessionCommands(this.#connection.client, this.#view.sessionId),
+          );
+        out.write(style.dim(`${helpLines(commands()).join('\n')}\n`));
         continue;
       }
       if (text === TOOLS_COMMAND) {

@@ -36,6 +36,8 @@ export class TerminalInput {
   readonly #queued: string[] = [];
   #lineWaiter: ((line: string | undefined) => void) | undefined;
   #linesEnded = false;
+  /** Tab completion at the prompt (`/` commands); absent: none. */
+  completer: ((line: string) => [string[], string]) | undefined;
 
   readonly #onData = (chunk: Buffer | string): void => {
     for (const char of chunk.toString()) {
@@ -161,7 +163,12 @@ export class TerminalInput {
       if (line === undefined) this.#output.write('\n');
       return line;
     }
-    const rl = createInterface({ input: this.#stdin, output: this.#output, terminal: true });
+    const rl = createInterface({
+      input: this.#stdin,
+      output: this.#output,
+      terminal: true,
+      ...(this.completer && { completer: this.completer }),
+    });
     return new Promise((resolve) => {
       let answered = false;
       rl.on('SIGINT', () => rl.close());

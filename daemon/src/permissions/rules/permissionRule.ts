@@ -92,7 +92,8 @@ export class PermissionRule {
     if (subject === undefined || subject.kind !== spec.kind) return false;
     switch (spec.kind) {
       case 'command': {
-        const { segments, opaque } = words ?? commandWords((subject as { command: string }).command);
+        const { segments, opaque } =
+          words ?? commandWords((subject as { command: string }).command);
         return segments.some((segment) => {
           // What the shell may run from a line it hides things in: every word onwards.
           const starts = opaque ? segment.map((_, i) => segment.slice(i)) : [segment];

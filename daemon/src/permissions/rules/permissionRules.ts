@@ -148,10 +148,7 @@ interface WorkspaceRules {
 
 /** A file read again only when its size or modification time changed; a parse error is kept and thrown again. */
 class FileCache<T> {
-  private readonly entries = new Map<
-    string,
-    { stamp: string; value?: T; error?: unknown }
-  >();
+  private readonly entries = new Map<string, { stamp: string; value?: T; error?: unknown }>();
 
   read(path: string, parse: (text: string) => T): T | undefined {
     let stamp: string;
