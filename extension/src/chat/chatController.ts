@@ -15,6 +15,7 @@ import {
   SessionTracker,
   ToolCatalogue,
   approvalKey,
+  listCommands,
   promptKey,
   type ArborClient,
   type SessionView,
@@ -518,6 +519,23 @@ export class ChatController extends Disposable {
     this.#postModels();
     this.#emitStatus();
     void this.#postTools(session.sessionId);
+    void this.#seedCommands(session.sessionId, view);
+  }
+
+  /**
+   * The session's slash commands for the composer's `/` completion; the
+   * bridge posts them, and every `commands/changed` after.
+   */
+  async #seedCommands(sessionId: string, view: SessionView): Promise<void> {
+    const client = this.#client;
+    if (!client) return;
+    try {
+      const commands = await listCommands(client, sessionId);
+      if (this.#sessionId === sessionId) view.seedCommands(commands);
+    } catch (error) {
+      // The composer then completes nothing; typed commands still run.
+      this.output.appendLine(`[chat] commands/list failed: ${String(error)}`);
+    }
   }
 
   /** The session's tools (tools/list), so cards show each call's category and subject. */

@@ -188,6 +188,7 @@ export function bridgeSessionView(
     view.on('permissionMode', (mode) => post({ type: 'mode', mode })),
     view.on('session', (p) => p.title !== undefined && post({ type: 'title', title: p.title })),
     view.on('plan', (entries) => post({ type: 'plan', entries: [...entries] })),
+    view.on('commands', (commands) => post({ type: 'commands', commands: [...commands] })),
     view.on('budget', (notice) => live(notice.turnId) && post({ type: 'budget', notice })),
     view.on(
       'cost',

@@ -14,6 +14,7 @@ import {
   ApprovalOutcome,
   ApprovalRequestParams,
   BudgetExceededParams,
+  CommandInfo,
   ContextUse,
   ExecutionTreeNode,
   ExecutionTreeSnapshot,
@@ -200,6 +201,8 @@ const hostMessages = [
     /** The session's tool servers (MCP): the view says which are not ready, and why. */
     servers: z.array(ToolServer).optional(),
   }),
+  /** The session's slash commands and skills (commands/list, commands/changed): the composer completes `/`. */
+  z.object({ type: z.literal('commands'), commands: z.array(CommandInfo).max(1000) }),
   /** Commands run from VS Code that act inside the view. */
   z.object({ type: z.literal('focusComposer') }),
   /** Editor commands (Add Selection to Chat, ...): `text` goes at the end of the composer, which takes focus. */

@@ -316,6 +316,51 @@ describe('working in the chat webview', function () {
     );
   });
 
+  it("typing / offers the session's commands; a key takes one, Escape closes the list without cancelling", async () => {
+    const h = await open();
+    await h.send(msg.session(), {
+      type: 'commands',
+      commands: [
+        {
+          name: 'review',
+          kind: 'command',
+          source: 'workspace',
+          description: 'Review a file',
+          argumentHint: '<file>',
+        },
+        { name: 'release', kind: 'command', source: 'user', description: 'Cut a release' },
+        { name: 'pdf-forms', kind: 'skill', source: 'user', description: 'Fill PDF forms' },
+      ],
+    });
+    const input = h.page.locator('.composer-input');
+    await input.focus();
+    await h.page.keyboard.type('/re');
+    const menu = h.page.getByRole('listbox', { name: 'Commands' });
+    assert.deepEqual(
+      await menu
+        .getByRole('option')
+        .allInnerTexts()
+        .then((t) => t.map((x) => x.split(/\s/)[0])),
+      ['/review', '/release'],
+    );
+    assert.match(await menu.innerText(), /<file>[\s\S]*Review a file/);
+    await h.page.keyboard.press('ArrowDown');
+    await h.page.keyboard.press('Enter');
+    assert.equal(await input.inputValue(), '/release ');
+    assert.equal(await menu.isVisible(), false, 'the list closes once the name is complete');
+    assert.ok(
+      !(await h.posted()).some((m) => m.type === 'send'),
+      'Enter took the command; nothing was sent',
+    );
+    await input.fill('');
+    await h.page.keyboard.type('/rev');
+    await h.page.keyboard.press('Escape');
+    assert.equal(await menu.isVisible(), false);
+    assert.ok(!(await h.posted()).some((m) => m.type === 'cancel'), 'Escape did not cancel');
+    await h.page.keyboard.type('i');
+    assert.equal(await menu.isVisible(), true, 'typing on opens it again');
+  });
+
   it('the tree follows the WAI-ARIA pattern: roles, levels, one Tab stop, arrow keys', async () => {
     const h = await open();
     await h.send(

@@ -13,6 +13,7 @@ import type {
   ApprovalDecision,
   ApprovalRequestParams,
   BudgetExceededParams,
+  CommandInfo,
   ContextUse,
   PermissionMode,
   PlanEntry,
@@ -142,6 +143,8 @@ export class ChatModel {
   plan: PlanEntry[] = [];
   /** The session's tools: each card's category and what the call is about. */
   tools = new ToolCatalogue();
+  /** The session's slash commands and skills, for the composer's `/` completion. */
+  commands: readonly CommandInfo[] = [];
   notice: { level: 'info' | 'error'; message: string } | undefined;
   readonly turns = new Map<string, TurnModel>();
   readonly turnOrder: string[] = [];
@@ -271,6 +274,10 @@ export class ChatModel {
         this.#dirty.turnMeta.add(turn.turnId);
         return;
       }
+      case 'commands':
+        this.commands = message.commands;
+        this.#dirty.chrome = true;
+        return;
       case 'tools':
         this.tools = new ToolCatalogue(message.tools, message.servers);
         // Every card's header may read differently now; this comes once per session.
@@ -522,6 +529,7 @@ export class ChatModel {
     this.questions.clear();
     this.plan = [];
     this.tools = new ToolCatalogue();
+    this.commands = [];
     this.runningTurnId = undefined;
     this.state = 'idle';
     this.notice = undefined;

@@ -21,6 +21,7 @@ import { h, icon, setAttr, setText } from './dom.js';
 import { syncFlow } from './flowView.js';
 import { HistoryView } from './historyView.js';
 import { ModePicker } from './modePicker.js';
+import { CommandMenu } from './commandMenu.js';
 import { focusQuestionCard, questionCard, updateQuestionCard } from './questionCard.js';
 import { attachTreeKeys, ensureTabStop } from './treeKeys.js';
 import { TurnView } from './turnView.js';
@@ -67,6 +68,7 @@ export class ChatView {
   readonly #plan: HTMLElement;
   readonly #live: HTMLElement;
   readonly #input: HTMLTextAreaElement;
+  readonly #commands: CommandMenu;
   readonly #mode: ModePicker;
   readonly #modelPicker: HTMLSelectElement;
   readonly #send: HTMLButtonElement;
@@ -145,6 +147,8 @@ export class ChatView {
         'aria-label': 'Message',
       },
     });
+    // First: an open command list takes the keys it uses before the composer does.
+    this.#commands = new CommandMenu(this.#input, () => this.model.commands);
     this.#input.addEventListener('keydown', (event) => this.#onKey(event));
     // Shows the daemon's mode until it confirms the change (a `mode` message).
     this.#mode = new ModePicker((mode) => this.post({ type: 'setMode', mode }));
@@ -189,6 +193,7 @@ export class ChatView {
     const form = h(
       'form',
       { className: 'composer', attrs: { 'aria-label': 'Composer' } },
+      this.#commands.el,
       this.#input,
       this.#hint,
       h(
@@ -266,6 +271,7 @@ export class ChatView {
     if (dirty.all || dirty.approvals || dirty.nodes.size > 0) this.#renderApprovals();
     if (dirty.all || dirty.questions || dirty.nodes.size > 0) this.#renderQuestions();
     if (dirty.all || dirty.plan) this.#renderPlan();
+    if (dirty.all || dirty.chrome) this.#commands.refresh();
     if (dirty.all || dirty.chrome || dirty.turnMeta.size > 0 || dirty.addedTurns.length > 0) {
       this.#renderChrome();
       this.#syncRetry();
