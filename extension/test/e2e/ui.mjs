@@ -279,45 +279,58 @@ export async function runUiTest(o) {
       },
     );
 
-    await step('the daemon dies mid-turn: the turn ends interrupted with the reason', async () => {
-      const turn = await send(chat, 'Think for a long time');
-      const cancel = chat.locator('.cancel');
-      await cancel.waitFor({ state: 'visible', timeout: 10_000 });
-      const pid = daemonPid(o.dataDir);
-      check(pid !== undefined, `no daemon process on ${o.dataDir}`);
-      process.kill(pid, 'SIGKILL');
-      // Before the restarted daemon's copy of the session replaces it.
-      await turn
-        .locator('.turn-interrupted-reason', {
-          hasText: 'stopped unexpectedly (killed by SIGKILL)',
-        })
-        .waitFor({ timeout: 10_000 });
-      check((await turn.getAttribute('data-status')) === 'interrupted', 'turn is not interrupted');
-      await cancel.waitFor({ state: 'hidden', timeout: 10_000 });
-      await shot('05-daemon-lost');
-      // A new daemon starts by itself, and the chat goes on with it.
-      const end = Date.now() + 30_000;
-      for (let next = daemonPid(o.dataDir); next === undefined || next === pid;) {
-        if (Date.now() > end) throw new Error('no daemon was started again');
-        await sleep(200);
-        next = daemonPid(o.dataDir);
-      }
-      await chat.locator('.banner').waitFor({ state: 'hidden', timeout: 30_000 });
-      await sleep(1000); // the session is loaded again after the connection
-      const after = await send(chat, 'Are you back?');
-      await waitStatus(after, 'complete', 30_000);
-      check(
-        (await turn.getAttribute('data-status')) === 'interrupted',
-        'the interrupted turn changed its status after the restart',
-      );
-      // The steps below start from an empty chat (the reload step counts its turns).
-      await runCommand(page, 'Arbor: New Chat');
-      const fresh = Date.now() + 20_000;
-      while ((await chat.locator('.turn').count()) > 0) {
-        if (Date.now() > fresh) throw new Error('New Chat kept the turns');
-        await sleep(200);
-      }
-    });
+    await step(
+      'the daemon dies mid-turn: the turn ends interrupted with the reason; Retry sends it again',
+      async () => {
+        const turn = await send(chat, 'Think for a long time');
+        const cancel = chat.locator('.cancel');
+        await cancel.waitFor({ state: 'visible', timeout: 10_000 });
+        const pid = daemonPid(o.dataDir);
+        check(pid !== undefined, `no daemon process on ${o.dataDir}`);
+        process.kill(pid, 'SIGKILL');
+        // Before the restarted daemon's copy of the session replaces it.
+        await turn
+          .locator('.turn-interrupted-reason', {
+            hasText: 'stopped unexpectedly (killed by SIGKILL)',
+          })
+          .waitFor({ timeout: 10_000 });
+        check(
+          (await turn.getAttribute('data-status')) === 'interrupted',
+          'turn is not interrupted',
+        );
+        await cancel.waitFor({ state: 'hidden', timeout: 10_000 });
+        await shot('05-daemon-lost');
+        // A new daemon starts by itself, and the chat goes on with it.
+        const end = Date.now() + 30_000;
+        for (let next = daemonPid(o.dataDir); next === undefined || next === pid;) {
+          if (Date.now() > end) throw new Error('no daemon was started again');
+          await sleep(200);
+          next = daemonPid(o.dataDir);
+        }
+        await chat.locator('.banner').waitFor({ state: 'hidden', timeout: 30_000 });
+        await sleep(1000); // the session is loaded again after the connection
+        // Retry sends the interrupted prompt again, as a new turn (cancelled here: it thinks for long).
+        await turn.locator('.retry').click();
+        const retried = chat.locator('.turn').filter({ hasText: 'Think for a long time' }).nth(1);
+        await retried.waitFor({ timeout: 15_000 });
+        await cancel.waitFor({ state: 'visible', timeout: 10_000 });
+        await cancel.click();
+        await waitStatus(retried, 'cancelled', 20_000);
+        const after = await send(chat, 'Are you back?');
+        await waitStatus(after, 'complete', 30_000);
+        check(
+          (await turn.getAttribute('data-status')) === 'interrupted',
+          'the interrupted turn changed its status after the restart',
+        );
+        // The steps below start from an empty chat (the reload step counts its turns).
+        await runCommand(page, 'Arbor: New Chat');
+        const fresh = Date.now() + 20_000;
+        while ((await chat.locator('.turn').count()) > 0) {
+          if (Date.now() > fresh) throw new Error('New Chat kept the turns');
+          await sleep(200);
+        }
+      },
+    );
     let surveyTurn;
     let surveyOutline;
     await step('send a message; nested tool-call cards; client tools run', async () => {
@@ -409,7 +422,10 @@ export async function runUiTest(o) {
           `no approval was asked for write_file; its card says: ${card.replace(/\s+/g, ' ').slice(0, 200)}`,
         );
       }
-      await approval.locator('button[data-decision="allow"]').click();
+      // A new approval takes the keyboard; 1 allows once.
+      const focused = await approval.evaluate((el) => el.contains(document.activeElement));
+      check(focused, 'the approval did not take the keyboard');
+      await page.keyboard.press('1');
       await waitStatus(turn, 'complete');
       const file = join(o.workspace, 'notes', 'new.txt');
       check(existsSync(file), 'notes/new.txt was not created');
