@@ -175,6 +175,7 @@ const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }
   'tool-calls-first-only': { check: 'daemon.testing.tool-calls', mode: 'socket' },
   'send-budgets-raise': { check: 'daemon.budget.send-lowers', mode: 'socket' },
   'tools-list-unadvertised': { check: 'daemon.tools.capability', mode: 'socket' },
+  'commands-unadvertised': { check: 'daemon.commands.capability', mode: 'socket' },
   'tools-list-builtin-permission': { check: 'daemon.tools.builtins', mode: 'socket' },
   'tools-list-duplicates': { check: 'daemon.tools.unique-names', mode: 'socket' },
   'tools-list-unknown-session-empty': { check: 'daemon.tools.unknown-session', mode: 'socket' },

@@ -59,5 +59,4 @@ export const GAPS: readonly string[] = [
   'versioning.md#versioning-additions-changelog',
   'versioning.md#versioning-since',
   'versioning.md#versioning-anchor-stability',
-  'commands.md#commands-capability',
 ];

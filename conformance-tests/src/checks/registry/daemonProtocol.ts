@@ -607,6 +607,12 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
     'daemon.testing.scriptedProvider',
   ),
   // Slash commands (commands.md, protocol 1.1).
+  d(
+    'daemon.commands.capability',
+    'MUST',
+    'commands.md#commands-capability',
+    'commands/list is served exactly when capabilities.commands is advertised',
+  ),
   citing(
     d(
       'daemon.commands.list',

@@ -15,6 +15,7 @@ import type { DaemonContext, Initialized } from './context.js';
 import { describe, requireDaemonCapability } from './context.js';
 import { scriptedSession, send, sessionEvents, waitTurnEnd } from './turns.js';
 
+const CAPABILITY = 'daemon.commands.capability';
 const LIST = 'daemon.commands.list';
 const EXPAND = 'daemon.commands.expand';
 const STORED = 'daemon.commands.expand-stored';
@@ -61,9 +62,22 @@ export const commands: Scenario<DaemonContext> = {
   role: 'daemon',
   title:
     'slash commands: listed from .arbor/commands, expanded for the model, announced when added',
-  checks: [LIST, UNKNOWN_SESSION, EXPAND, STORED, UNKNOWN, CHANGED],
+  checks: [CAPABILITY, LIST, UNKNOWN_SESSION, EXPAND, STORED, UNKNOWN, CHANGED],
   async run(ctx) {
     const c = await ctx.connect();
+    // Served exactly when advertised (a daemon without the method answers -32601).
+    const advertised = c.init.capabilities.commands !== undefined;
+    const unasked = await c.conn.request(Methods.CommandsList.method, {
+      sessionId: 'ses_conformance_probe',
+    });
+    const served = unasked?.error?.code !== -32601;
+    ctx.recorder.expect(
+      CAPABILITY,
+      advertised === served,
+      advertised
+        ? `the daemon advertises capabilities.commands, but commands/list got ${describe(unasked)}`
+        : `the daemon serves commands/list (${describe(unasked)}) without advertising capabilities.commands`,
+    );
     requireDaemonCapability(c.init, 'commands');
     writeCommand(
       ctx,
