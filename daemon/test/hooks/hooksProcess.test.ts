@@ -6,11 +6,16 @@
  * hooks run only when the config trusts them.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Methods, type ExecutionTreeNode } from '@arbor/protocol';
-import { spawnStdioDaemon, type DaemonProcess } from '../helpers/wire.js';
-import { tempDir } from '../permissions/helpers.js';
+import {
+  commandCall,
+  nodesSince,
+  spawnConfiguredDaemon,
+  workspaceWith,
+} from '../helpers/configuredDaemon.js';
+import type { DaemonProcess } from '../helpers/wire.js';
 
 const DENY_RM = `input=$(cat); case "$input" in *'"command":"rm '*) echo '{"decision":"deny","reason":"rm is not allowed here"}' ;; esac`;
 
@@ -23,34 +28,7 @@ describe('hooks (spawned daemon)', function () {
   });
 
   function start(config: object): DaemonProcess {
-    const dir = tempDir('arbor-config-');
-    writeFileSync(
-      join(dir, 'script.json'),
-      JSON.stringify({
-        version: 1,
-        conversations: {
-          remove: [
-            {
-              toolCalls: [
-                { id: 'call_1', name: 'run_command', arguments: { command: 'rm victim.txt' } },
-              ],
-            },
-            { text: 'done' },
-          ],
-        },
-      }),
-    );
-    writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-    daemon = spawnStdioDaemon([
-      '--provider',
-      'scripted',
-      '--script',
-      join(dir, 'script.json'),
-      '--data-dir',
-      tempDir('arbor-data-'),
-      '--config',
-      join(dir, 'config.json'),
-    ]);
+    daemon = spawnConfiguredDaemon(config, { remove: commandCall('rm victim.txt') });
     return daemon;
   }
 
@@ -71,27 +49,11 @@ describe('hooks (spawned daemon)', function () {
       text: 'remove',
     })) as { turnId: string };
     await proc.client.turnEnd(turnId, 20_000, from);
-    const nodes = new Map<string, ExecutionTreeNode>();
-    for (const message of proc.client.received.messages.slice(from)) {
-      if (message['method'] !== Methods.TreeUpdate.method) continue;
-      for (const node of (message['params'] as { nodes: ExecutionTreeNode[] }).nodes)
-        nodes.set(node.id, { ...nodes.get(node.id), ...node });
-    }
-    return [...nodes.values()];
-  }
-
-  function workspace(settings?: object): string {
-    const ws = tempDir();
-    writeFileSync(join(ws, 'victim.txt'), 'still here');
-    if (settings) {
-      mkdirSync(join(ws, '.arbor'));
-      writeFileSync(join(ws, '.arbor/settings.json'), JSON.stringify(settings));
-    }
-    return ws;
+    return nodesSince(proc, from);
   }
 
   it('a PreToolUse hook of the config refuses run_command; its node is a hook node, a tool node for a v1 client', async () => {
-    const ws = workspace();
+    const ws = workspaceWith();
     const config = { hooks: { PreToolUse: [{ matcher: 'run_command', command: DENY_RM }] } };
 
     const open = await removeTurn(start(config), ws, { openEnums: {} });
@@ -111,12 +73,12 @@ describe('hooks (spawned daemon)', function () {
 
   it("a workspace's hooks run only when the config sets hooks.workspaceFile", async () => {
     const settings = { hooks: { PreToolUse: [{ command: DENY_RM }] } };
-    const untrusted = workspace(settings);
+    const untrusted = workspaceWith(settings);
     await removeTurn(start({}), untrusted, { openEnums: {} });
     assert.equal(existsSync(join(untrusted, 'victim.txt')), false, 'an untrusted hook ran');
 
     daemon!.child.kill('SIGKILL');
-    const trusted = workspace(settings);
+    const trusted = workspaceWith(settings);
     await removeTurn(start({ hooks: { workspaceFile: true } }), trusted, { openEnums: {} });
     assert.ok(existsSync(join(trusted, 'victim.txt')), 'the trusted workspace hook did not run');
   });

@@ -5,7 +5,7 @@
  * allow" saved for the workspace, and what tools/list shows.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ApprovalRequestParams,
@@ -15,13 +15,14 @@ import {
   type ToolsListResult,
 } from '@arbor/protocol';
 import { eventForClient } from '../../src/server/v1Events.js';
-import { spawnStdioDaemon, type DaemonProcess, type Json } from '../helpers/wire.js';
+import {
+  commandCall,
+  nodesSince,
+  spawnConfiguredDaemon,
+  workspaceWith,
+} from '../helpers/configuredDaemon.js';
+import type { DaemonProcess, Json } from '../helpers/wire.js';
 import { tempDir } from './helpers.js';
-
-const call = (command: string) => [
-  { toolCalls: [{ id: 'call_1', name: 'run_command', arguments: { command } }] },
-  { text: 'done' },
-];
 
 describe('permission rules (spawned daemon)', function () {
   this.timeout(30_000);
@@ -31,30 +32,16 @@ describe('permission rules (spawned daemon)', function () {
     daemon = undefined;
   });
 
-  function start(config: object, dataDir = tempDir('arbor-data-')): DaemonProcess {
-    const dir = tempDir('arbor-config-');
-    writeFileSync(
-      join(dir, 'script.json'),
-      JSON.stringify({
-        version: 1,
-        conversations: {
-          echo: call('echo hello'),
-          remove: call('rm victim.txt'),
-          list: call('ls .arbor'),
-        },
-      }),
-    );
-    writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-    daemon = spawnStdioDaemon([
-      '--provider',
-      'scripted',
-      '--script',
-      join(dir, 'script.json'),
-      '--data-dir',
+  function start(config: object, dataDir?: string): DaemonProcess {
+    daemon = spawnConfiguredDaemon(
+      config,
+      {
+        echo: commandCall('echo hello'),
+        remove: commandCall('rm victim.txt'),
+        list: commandCall('ls .arbor'),
+      },
       dataDir,
-      '--config',
-      join(dir, 'config.json'),
-    ]);
+    );
     return daemon;
   }
 
@@ -75,12 +62,7 @@ describe('permission rules (spawned daemon)', function () {
       turnId: string;
     };
     await proc.client.turnEnd(turnId, 20_000, from);
-    const nodes = proc.client.received.messages
-      .slice(from)
-      .filter((m) => m['method'] === Methods.TreeUpdate.method)
-      .flatMap((m) => (m['params'] as { nodes: ExecutionTreeNode[] }).nodes)
-      .filter((n) => n.name === 'run_command');
-    return { node: nodes.at(-1)!, turnId };
+    return { node: nodesSince(proc, from).find((n) => n.name === 'run_command')!, turnId };
   }
 
   async function session(proc: DaemonProcess, ws: string, mode = 'default'): Promise<string> {
@@ -91,20 +73,10 @@ describe('permission rules (spawned daemon)', function () {
     return info['sessionId'] as string;
   }
 
-  function workspace(settings?: object): string {
-    const ws = tempDir();
-    writeFileSync(join(ws, 'victim.txt'), 'still here');
-    if (settings) {
-      mkdirSync(join(ws, '.arbor'));
-      writeFileSync(join(ws, '.arbor/settings.json'), JSON.stringify(settings));
-    }
-    return ws;
-  }
-
   it('a user allow rule runs the call unasked in default mode; a workspace deny rule refuses it even in auto', async () => {
     const proc = start({ permissions: { allow: ['run_command(echo:*)'] } });
     await ready(proc);
-    const ws = workspace({ permissions: { deny: ['run_command(rm:*)'] } });
+    const ws = workspaceWith({ permissions: { deny: ['run_command(rm:*)'] } });
 
     const echo = await turn(proc, await session(proc, ws), 'echo');
     assert.equal(echo.node.status, 'done');
@@ -132,7 +104,7 @@ describe('permission rules (spawned daemon)', function () {
 
   it('"always allow" saves the suggested rule: later sessions of the workspace, and a restarted daemon, run it unasked', async () => {
     const dataDir = tempDir('arbor-data-');
-    const ws = workspace();
+    const ws = workspaceWith();
     let proc = start({}, dataDir);
     await ready(proc);
     const first = await session(proc, ws);
@@ -171,7 +143,7 @@ describe('permission rules (spawned daemon)', function () {
     assert.deepEqual(listed.rules, [
       { effect: 'allow', rule: 'run_command(ls .arbor:*)', source: 'remembered' },
     ]);
-    const other = await session(proc, workspace());
+    const other = await session(proc, workspaceWith());
     const elsewhere = proc.client.result(Methods.ChatSend.method, {
       sessionId: other,
       text: 'list',
@@ -187,7 +159,7 @@ describe('permission rules (spawned daemon)', function () {
   it('a workspace file that cannot be read refuses every call, and tools/list says why', async () => {
     const proc = start({});
     await ready(proc);
-    const ws = workspace({ permissions: { deny: ['run_command(rm:*'] } });
+    const ws = workspaceWith({ permissions: { deny: ['run_command(rm:*'] } });
     const sessionId = await session(proc, ws, 'auto');
     const echo = await turn(proc, sessionId, 'echo');
     assert.equal(echo.node.status, 'denied');
