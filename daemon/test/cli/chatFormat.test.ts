@@ -111,6 +111,23 @@ describe('arbor chat: the tree as lines', () => {
     assert.equal(formatTree(tree, { style: plain, now: 3500 })[4], '  ● write_file  2.5s');
   });
 
+  it('names a hook by its event and command', () => {
+    const tree = new TreeReducer();
+    tree.upsert([
+      node({ id: 't', parentId: null, kind: 'turn', name: 'turn' }),
+      node({ id: 'c', name: 'run_command', status: 'denied' }),
+      node({
+        id: 'h',
+        parentId: 'c',
+        depth: 0,
+        kind: 'hook',
+        name: 'PreToolUse',
+        title: './check.sh',
+      }),
+    ]);
+    assert.match(formatTree(tree, { style: plain })[2]!, /PreToolUse \.\/check\.sh \(hook\)/);
+  });
+
   it('formats plans, durations and costs', () => {
     assert.deepEqual(
       formatPlan(

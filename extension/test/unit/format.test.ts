@@ -40,6 +40,10 @@ describe('presentation rules', () => {
       'Survey',
     );
     assert.equal(nodeLabel(node('a', 't', { name: 'grep' })), 'grep');
+    assert.equal(
+      nodeLabel(node('h', 'a', { kind: 'hook', name: 'PreToolUse', title: './check.sh' })),
+      'Hook PreToolUse: ./check.sh',
+    );
   });
   it('format durations and costs', () => {
     assert.equal(formatDuration(undefined), '');

@@ -53,6 +53,8 @@ export const TURN_STATUS_LABEL: Record<TurnStatus, string> = {
 export function nodeLabel(node: ExecutionTreeNode): string {
   if (node.kind === 'subtask') return node.title ?? 'Subtask';
   if (node.kind === 'compaction') return node.title ?? 'Summarizing the earlier conversation';
+  // A hook the user configured: its event, and the command it ran (title).
+  if (node.kind === 'hook') return `Hook ${node.name}${node.title ? `: ${node.title}` : ''}`;
   if (node.title && node.title !== node.name) return `${node.name}: ${node.title}`;
   return node.name;
 }

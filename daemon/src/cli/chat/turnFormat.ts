@@ -95,6 +95,9 @@ function nodeLabel(node: ExecutionTreeNode, tree: TreeReducer, options: TreeForm
   if (node.kind === 'compaction') {
     return `${style.bold(node.title ?? 'summarizing the earlier conversation')} ${style.dim('(compaction)')}`;
   }
+  if (node.kind === 'hook') {
+    return `${style.bold(node.name)}${node.title ? ` ${node.title}` : ''} ${style.dim('(hook)')}`;
+  }
   // From the tool's schema when the catalogue knows it: `src/a.ts`, not `{"path":"src/a.ts"}`.
   const about =
     options.tools?.summarize(node.name, node.argsPreview) ??
