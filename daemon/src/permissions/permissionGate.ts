@@ -21,7 +21,13 @@ import {
   type CallTraits,
   type GateVerdict,
 } from './permissionMatrix.js';
-import { subjectOf, suggestRule, type PermissionRules, type RuleSet } from './rules/index.js';
+import {
+  subjectOf,
+  suggestRule,
+  type PermissionRules,
+  type RuleSet,
+  type RuleSubject,
+} from './rules/index.js';
 
 export interface PermissionGateOptions {
   /** Tool names on the always-ask (HITL) list. */
@@ -127,8 +133,11 @@ export function createPermissionGate(options: PermissionGateOptions): ToolGate {
         reason: unreadableRulesResult(tool.name, (error as Error).message),
       };
     }
-    const subject = rules && subjectOf(tool.name, args, turn.workspaceRoot);
-    const rule = rules?.decide(tool.name, subject);
+    // Paths are resolved (links followed) only when a rule or a suggestion needs them.
+    let subject: RuleSubject | undefined | null = null;
+    const subjectOfCall = (): RuleSubject | undefined =>
+      subject === null ? (subject = subjectOf(tool.name, args, turn.workspaceRoot)) : subject;
+    const rule = rules && !rules.empty ? rules.decide(tool.name, subjectOfCall()) : undefined;
     const traits: CallTraits = {
       category,
       alwaysAsk: alwaysAsk.has(tool.name),
@@ -172,7 +181,7 @@ export function createPermissionGate(options: PermissionGateOptions): ToolGate {
     }
     // "Always allow" is offered wherever a session grant would be.
     const suggested =
-      options.rules && grantsApply(traits) ? suggestRule(tool.name, subject) : undefined;
+      options.rules && grantsApply(traits) ? suggestRule(tool.name, subjectOfCall()) : undefined;
     request.awaitingApproval();
     if (approvals === undefined) {
       return {

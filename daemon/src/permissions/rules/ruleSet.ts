@@ -20,6 +20,11 @@ export class RuleSet {
     private readonly ignored: readonly PermissionRuleInfo[],
   ) {}
 
+  /** No rule at all: nothing to decide, nothing to list. */
+  get empty(): boolean {
+    return this.rules.length === 0 && this.ignored.length === 0;
+  }
+
   decide(tool: string, subject: RuleSubject | undefined): DecidingRule | undefined {
     if (this.rules.length === 0) return undefined;
     const words = subject?.kind === 'command' ? commandWords(subject.command) : undefined;
