@@ -176,6 +176,7 @@ const DAEMON_DEFECTS: Record<string, { check: string; mode: 'stdio' | 'socket' }
   'send-budgets-raise': { check: 'daemon.budget.send-lowers', mode: 'socket' },
   'tools-list-unadvertised': { check: 'daemon.tools.capability', mode: 'socket' },
   'commands-unadvertised': { check: 'daemon.commands.capability', mode: 'socket' },
+  'send-accepts-long-text': { check: 'daemon.turns.send-errors', mode: 'socket' },
   'tools-list-builtin-permission': { check: 'daemon.tools.builtins', mode: 'socket' },
   'tools-list-duplicates': { check: 'daemon.tools.unique-names', mode: 'socket' },
   'tools-list-unknown-session-empty': { check: 'daemon.tools.unknown-session', mode: 'socket' },

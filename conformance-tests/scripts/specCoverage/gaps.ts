@@ -45,7 +45,6 @@ export const GAPS: readonly string[] = [
   'tree.md#tree-preview-no-secrets',
   'tree.md#tree-snapshot-flat',
   'tree.md#tree-snapshot-equals-stream',
-  'turns.md#turns-send-errors',
   'turns.md#turns-requires-action',
   'turns.md#turns-exactly-once',
   'turns.md#turns-interrupted-on-restart',

@@ -40,6 +40,12 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     'turns.md#turns-chunk-flush',
   ),
   d(
+    'daemon.turns.send-errors',
+    'MUST',
+    'turns.md#turns-send-errors',
+    'chat/send gets -33004 for an unknown session, -32602 for an empty or too long text, -33007 when not attached, -33006 from an observer',
+  ),
+  d(
     'daemon.turns.turn-in-progress',
     'CAPABILITY',
     'turns.md#turns-one-turn',

@@ -75,6 +75,7 @@ import { scriptedProvider } from './scriptedProvider.js';
 import { structuredSubtasks, subtaskTools, subtasks } from './subtasks.js';
 import { budgetRules } from './budgetRules.js';
 import { sendBudgets } from './sendBudgets.js';
+import { sendErrors } from './sendErrors.js';
 import { maxTokens } from './maxTokens.js';
 import { contextUse } from './contextUse.js';
 import { compaction } from './compaction.js';
@@ -172,6 +173,7 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   subtaskTools,
   budgetRules,
   sendBudgets,
+  sendErrors,
   maxTokens,
   contextUse,
   compaction,
