@@ -423,7 +423,7 @@ export async function runUiTest(o) {
         );
       }
       // A new approval takes the keyboard; 1 allows once.
-      const focused = await approval.evaluate((el) => el.contains(document.activeElement));
+      const focused = await approval.evaluate((el) => el.contains(el.ownerDocument.activeElement));
       check(focused, 'the approval did not take the keyboard');
       await page.keyboard.press('1');
       await waitStatus(turn, 'complete');
