@@ -125,7 +125,10 @@ describe('arbor chat: the tree as lines', () => {
         title: './check.sh',
       }),
     ]);
-    assert.match(formatTree(tree, { style: plain, now: 0 })[2]!, /PreToolUse \.\/check\.sh \(hook\)/);
+    assert.match(
+      formatTree(tree, { style: plain, now: 0 })[2]!,
+      /PreToolUse \.\/check\.sh \(hook\)/,
+    );
   });
 
   it('formats plans, durations and costs', () => {
