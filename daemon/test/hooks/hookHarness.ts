@@ -20,13 +20,13 @@ import { createTurnRunner } from '../../src/agent/index.js';
 import type { TurnResult } from '../../src/agent/turnRunner.js';
 import type { UserHooks } from '../../src/hooks/hookConfig.js';
 import { HookRunner } from '../../src/hooks/hookRunner.js';
-import { ApprovalBroker, type ApprovalPeer } from '../../src/permissions/approvalBroker.js';
 import { SessionGrants } from '../../src/permissions/grants.js';
 import { createPermissionGate } from '../../src/permissions/permissionGate.js';
 import { PermissionRules } from '../../src/permissions/rules/index.js';
 import type { RuleLists } from '../../src/permissions/rules/ruleLists.js';
 import { ScriptedProvider } from '../../src/providers/scripted.js';
 import { defineTool, type Tool } from '../../src/tools/tool.js';
+import { answeringBroker } from '../permissions/gateHarness.js';
 import { RecordingProvider, RecordingSink } from '../agent/harness.js';
 import { tempDir } from '../permissions/helpers.js';
 
@@ -120,21 +120,7 @@ export async function runHooked(turnScript: Script, options: HookedRunOptions): 
     chunkCoalesceMs: 0,
   });
   const sink = new RecordingSink();
-  const asked: ApprovalRequestParams[] = [];
-  const peer: ApprovalPeer = {
-    clientId: 'client-1',
-    isClosed: false,
-    requestApproval: (params) => {
-      asked.push(params);
-      return Promise.resolve({ decision: options.answer ?? 'deny' });
-    },
-  };
-  const broker = new ApprovalBroker({
-    controllers: () => [peer],
-    isController: () => true,
-    emit: (descriptor, params) => sink.emit(descriptor, params),
-    timeoutMs: 5000,
-  });
+  const { broker, asked } = answeringBroker(sink, options.answer ?? 'deny');
   const result = await runner.run({
     sessionId: options.sessionId ?? 'session-1',
     turnId: 'turn-1',

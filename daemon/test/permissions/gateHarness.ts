@@ -78,6 +78,33 @@ export interface GateRunOptions {
   text?: string;
 }
 
+/**
+ * An approval broker with one controller that answers as told (undefined: no
+ * controller is attached), and the requests it was sent, in order.
+ */
+export function answeringBroker(
+  sink: RecordingSink,
+  answer: GateRunOptions['answer'],
+): { broker: ApprovalBroker; asked: ApprovalRequestParams[] } {
+  const asked: ApprovalRequestParams[] = [];
+  const peer: ApprovalPeer = {
+    clientId: 'client-1',
+    isClosed: false,
+    requestApproval: async (params) => {
+      asked.push(params);
+      const decision = typeof answer === 'function' ? await answer(params) : answer;
+      return { decision };
+    },
+  };
+  const broker = new ApprovalBroker({
+    controllers: () => (answer === undefined ? [] : [peer]),
+    isController: () => true,
+    emit: (descriptor, params) => sink.emit(descriptor, params),
+    timeoutMs: 5000,
+  });
+  return { broker, asked };
+}
+
 export async function runGated(turnScript: Script, options: GateRunOptions): Promise<GateRun> {
   const executions: Executions = { names: [] };
   const provider = new RecordingProvider(new ScriptedProvider(turnScript));
@@ -95,23 +122,7 @@ export async function runGated(turnScript: Script, options: GateRunOptions): Pro
     chunkCoalesceMs: 0,
   });
   const sink = new RecordingSink();
-  const asked: ApprovalRequestParams[] = [];
-  const answer = options.answer;
-  const peer: ApprovalPeer = {
-    clientId: 'client-1',
-    isClosed: false,
-    requestApproval: async (params) => {
-      asked.push(params);
-      const decision = typeof answer === 'function' ? await answer(params) : answer;
-      return { decision };
-    },
-  };
-  const broker = new ApprovalBroker({
-    controllers: () => (answer === undefined ? [] : [peer]),
-    isController: () => true,
-    emit: (descriptor, params) => sink.emit(descriptor, params),
-    timeoutMs: 5000,
-  });
+  const { broker, asked } = answeringBroker(sink, options.answer);
   const mode = options.mode;
   const result = await runner.run({
     sessionId: 'session-1',

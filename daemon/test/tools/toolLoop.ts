@@ -7,11 +7,11 @@ import type { ApprovalDecision, ApprovalRequestParams, PermissionMode } from '@a
 import { DEFAULT_BUDGET_LIMITS } from '../../src/agent/budgetLimits.js';
 import { createTurnRunner } from '../../src/agent/index.js';
 import type { TurnResult } from '../../src/agent/turnRunner.js';
-import { ApprovalBroker, type ApprovalPeer } from '../../src/permissions/approvalBroker.js';
 import { SessionGrants } from '../../src/permissions/grants.js';
 import { createPermissionGate } from '../../src/permissions/permissionGate.js';
 import { ScriptedProvider } from '../../src/providers/scripted.js';
 import type { Tool } from '../../src/tools/tool.js';
+import { answeringBroker } from '../permissions/gateHarness.js';
 import { RecordingProvider, RecordingSink, script } from '../agent/harness.js';
 
 export const MODES: readonly PermissionMode[] = ['plan', 'default', 'auto'];
@@ -50,21 +50,7 @@ export async function callThroughLoop(
     chunkCoalesceMs: 0,
   });
   const sink = new RecordingSink();
-  const asked: ApprovalRequestParams[] = [];
-  const peer: ApprovalPeer = {
-    clientId: 'client-1',
-    isClosed: false,
-    requestApproval: (params) => {
-      asked.push(params);
-      return Promise.resolve({ decision: options.answer ?? 'deny' });
-    },
-  };
-  const broker = new ApprovalBroker({
-    controllers: () => [peer],
-    isController: () => true,
-    emit: (descriptor, params) => sink.emit(descriptor, params),
-    timeoutMs: 5000,
-  });
+  const { broker, asked } = answeringBroker(sink, options.answer ?? 'deny');
   const result = await runner.run({
     sessionId: 'session-1',
     turnId: 'turn-1',
