@@ -222,6 +222,17 @@ describe('permission rules', () => {
       assert.equal(rules.forWorkspace(ws).list().length, 1);
     });
 
+    it('a settings file that cannot be read at all (a directory) is an error too, not a missing file', () => {
+      const ws = tempDir('arbor-rules-ws-');
+      mkdirSync(join(ws, '.arbor/settings.json'), { recursive: true });
+      const rules = new PermissionRules({ dataDir: tempDir('arbor-data-') });
+      assert.throws(
+        () => rules.forWorkspace(ws),
+        (error: Error) =>
+          error instanceof WorkspaceRulesError && /settings\.json is invalid/.test(error.message),
+      );
+    });
+
     it('a remembered rule applies to its workspace only, in a new daemon too', () => {
       const dataDir = tempDir('arbor-data-');
       const [a, b] = [tempDir('arbor-rules-ws-'), tempDir('arbor-rules-ws-')];

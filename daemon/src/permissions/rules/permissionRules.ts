@@ -8,16 +8,21 @@
  * runs unasked, never loosen it.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { realRoot } from '../../tools/workspace/confinement.js';
 import { PermissionRule } from './permissionRule.js';
 import { RuleSet } from './ruleSet.js';
 import type { PermissionRuleInfo, RuleEffect, RuleSource } from '@arbor/protocol';
-import { WorkspaceSettings, type RuleLists } from './ruleLists.js';
+import {
+  FileCache,
+  WORKSPACE_SETTINGS_FILE,
+  WorkspaceSettingsReader,
+  type SettingsRead,
+} from '../../config/workspaceSettings.js';
+import type { RuleLists } from './ruleLists.js';
 
-export const WORKSPACE_SETTINGS_FILE = '.arbor/settings.json';
 const REMEMBERED_FILE = 'remembered-rules.json';
 
 const Remembered = z.object({
@@ -47,8 +52,10 @@ export function checkUserRules(lists: RuleLists | undefined): void {
 
 export class PermissionRules {
   private readonly user: readonly PermissionRule[];
-  private readonly workspaceFiles = new FileCache<WorkspaceRules>();
-  private readonly rememberedFile = new FileCache<Remembered>();
+  private readonly settings = new WorkspaceSettingsReader();
+  /** Each settings file as read, compiled once (the reader hands out the same object until it changes). */
+  private readonly compiled = new WeakMap<SettingsRead, WorkspaceRules | WorkspaceRulesError>();
+  private readonly rememberedFile = new FileCache<{ value: Remembered } | { error: unknown }>();
   private readonly rememberedPath: string;
 
   constructor(private readonly options: PermissionRulesOptions) {
@@ -87,23 +94,26 @@ export class PermissionRules {
   }
 
   private workspaceRules(root: string): WorkspaceRules {
-    const path = join(root, WORKSPACE_SETTINGS_FILE);
-    const read = this.workspaceFiles.read(path, (text) => {
-      let settings: WorkspaceSettings;
-      try {
-        settings = WorkspaceSettings.parse(JSON.parse(text));
-      } catch (error) {
-        throw new WorkspaceRulesError(`${WORKSPACE_SETTINGS_FILE} is invalid: ${describe(error)}`);
-      }
-      let rules: PermissionRule[];
-      try {
-        rules = compileRuleLists(settings.permissions, 'workspace', WORKSPACE_SETTINGS_FILE);
-      } catch (error) {
-        throw new WorkspaceRulesError((error as Error).message);
-      }
-      return this.split(rules);
-    });
-    return read ?? { applied: [], ignored: [] };
+    const read = this.settings.read(root);
+    if (read === undefined) return { applied: [], ignored: [] };
+    let rules = this.compiled.get(read);
+    if (rules === undefined) {
+      rules = this.compile(read);
+      this.compiled.set(read, rules);
+    }
+    if (rules instanceof WorkspaceRulesError) throw rules;
+    return rules;
+  }
+
+  private compile(read: SettingsRead): WorkspaceRules | WorkspaceRulesError {
+    if ('error' in read) return new WorkspaceRulesError(read.error);
+    try {
+      return this.split(
+        compileRuleLists(read.settings.permissions, 'workspace', WORKSPACE_SETTINGS_FILE),
+      );
+    } catch (error) {
+      return new WorkspaceRulesError((error as Error).message);
+    }
   }
 
   private split(rules: PermissionRule[]): WorkspaceRules {
@@ -134,44 +144,24 @@ export class PermissionRules {
     });
   }
 
+  /** Throws when the file is there but unreadable: nothing is saved over it. */
   private readRemembered(): Remembered | undefined {
-    return this.rememberedFile.read(this.rememberedPath, (text) =>
-      Remembered.parse(JSON.parse(text)),
-    );
+    const read = this.rememberedFile.read(this.rememberedPath, (text) => {
+      try {
+        return { value: Remembered.parse(JSON.parse(text())) };
+      } catch (error) {
+        return { error };
+      }
+    });
+    if (read === undefined) return undefined;
+    if ('error' in read) throw read.error;
+    return read.value;
   }
 }
 
 interface WorkspaceRules {
   applied: PermissionRule[];
   ignored: PermissionRuleInfo[];
-}
-
-/** A file read again only when its size or modification time changed; a parse error is kept and thrown again. */
-class FileCache<T> {
-  private readonly entries = new Map<string, { stamp: string; value?: T; error?: unknown }>();
-
-  read(path: string, parse: (text: string) => T): T | undefined {
-    let stamp: string;
-    try {
-      const stat = statSync(path);
-      stamp = `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
-    } catch {
-      this.entries.delete(path);
-      return undefined;
-    }
-    let entry = this.entries.get(path);
-    if (entry?.stamp !== stamp) {
-      entry = { stamp };
-      try {
-        entry.value = parse(readFileSync(path, 'utf8'));
-      } catch (error) {
-        entry.error = error;
-      }
-      this.entries.set(path, entry);
-    }
-    if (entry.error !== undefined) throw entry.error;
-    return entry.value;
-  }
 }
 
 function workspaceKey(root: string): string {
@@ -191,15 +181,6 @@ function writeAtomically(path: string, text: string): void {
     rmSync(temp, { force: true });
     throw error;
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof z.ZodError) {
-    return error.issues
-      .map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`)
-      .join('; ');
-  }
-  return (error as Error).message;
 }
 
 const EFFECTS: readonly RuleEffect[] = ['deny', 'ask', 'allow'];
