@@ -595,6 +595,9 @@ export class Session {
       result?.stopReason ?? (abort.signal.aborted ? 'cancelled' : 'error');
     const usage = result?.usage ?? ZERO_USAGE;
     let errorMessage = result?.error ?? (stopReason === 'error' ? failure : undefined);
+    // The turn's last events went into the disk reserve: it ends as stopped for storage,
+    // so that its end is written without the answer's parts while the reserve holds it.
+    running.storageFailure ??= this.deps.store.diskFull;
     if (running.storageFailure !== undefined) {
       [stopReason, errorMessage] = ['error', running.storageFailure];
     }

@@ -794,9 +794,12 @@ export class Store {
       }
       this.eventsPending.clear();
     } catch (error) {
-      for (const sessionId of this.eventsPending) this.eventsDropped.add(sessionId);
-      this.eventsPending.clear();
-      this.dropCount++;
+      // A transaction that held no event (one write's own rows) drops nothing a client saw.
+      if (this.eventsPending.size > 0) {
+        for (const sessionId of this.eventsPending) this.eventsDropped.add(sessionId);
+        this.eventsPending.clear();
+        this.dropCount++;
+      }
       throw translate(error, this.path);
     }
   }
@@ -815,13 +818,21 @@ export class Store {
 
   /**
    * Runs `fn` in a transaction that takes the write lock at BEGIN (no
-   * lock-upgrade SQLITE_BUSY), together with this pass's event appends, and
-   * commits before returning: the caller's write is durable once it returns.
+   * lock-upgrade SQLITE_BUSY), after this pass's event appends are committed,
+   * and commits before returning: the caller's write is durable once it returns.
    */
   private write<T>(fn: () => T): T {
+    // The pass's events commit first, on their own: a write the disk has no room for
+    // (a long answer once the disk is full) then fails alone, instead of taking with it
+    // the events a connection is about to send, and the connection.
+    try {
+      this.commitPending();
+    } catch {
+      // Dropped and counted (droppedCommits); fn may still fit.
+    }
     let result!: T;
-    // A commit that fails on a full disk writes the pass again (PassTransaction.redo),
-    // fn too: what fn returns must then be its last run's (new ids, timestamps).
+    // A commit that fails on a full disk writes fn again (PassTransaction.redo): what
+    // fn returns must then be its last run's (new ids, timestamps).
     const run = (): void => {
       result = fn();
     };
