@@ -16,6 +16,7 @@ import type {
   StopReason,
   Usage,
 } from '@arbor/protocol';
+import type { NamedAgentProfile } from '../agents/agentProfile.js';
 import type { SessionApprovals } from '../permissions/sessionApprovals.js';
 import type { TurnCheckpoint } from '../checkpoints/sessionCheckpoints.js';
 import type { QuestionEnd } from '../questions/questionBroker.js';
@@ -45,6 +46,8 @@ export interface TurnRequest {
   workspaceRoot: string;
   /** Model string of the session (`provider:model`), if it chose one. */
   model: string | undefined;
+  /** The session's agent profile (agents/agentProfile.ts), if it runs with one. */
+  agent?: NamedAgentProfile;
   /** A script set through `_arbor/testing/setScript`: the turn uses the scripted provider. */
   script: Script | undefined;
   /** Limits given with that script (setScript `budgets`): they replace the daemon's for this turn. */

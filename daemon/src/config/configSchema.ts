@@ -9,24 +9,11 @@ import { UserPermissions } from '../permissions/rules/ruleLists.js';
 import { BudgetOverrides } from '../agent/budgetLimits.js';
 import { ContextSettings } from '../agent/context/contextSettings.js';
 import { LOG_LEVELS } from '../logging/logger.js';
-import { ModelRefError, parseModelRef } from '../providers/modelRef.js';
 import { ProvidersConfig } from '../providers/providerConfig.js';
 import { ConnectionLimits } from '../server/connectionLimits.js';
 import { parseNetwork } from '../tools/web/addressPolicy.js';
 import { McpServers, McpSettings } from './mcpConfig.js';
-
-/** A model string that must parse (provider:model), checked when the daemon starts. */
-const ModelString = z
-  .string()
-  .min(1)
-  .superRefine((value, ctx) => {
-    try {
-      parseModelRef(value);
-    } catch (error) {
-      if (!(error instanceof ModelRefError)) throw error;
-      ctx.addIssue({ code: 'custom', message: error.message });
-    }
-  });
+import { ModelString } from './modelString.js';
 
 /** Default largest frame body, in bytes (8 MiB), as the spec gives it. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 
-const BudgetAwareness = z.union([
+export const BudgetAwareness = z.union([
   z.literal('per-message'),
   z
     .string()
