@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CheckResult } from '../src/checks/results.js';
@@ -23,6 +23,12 @@ const node = `"${process.execPath}"`;
 
 /** The skip reasons a correct run may show: the implementation lacks the capability. */
 const CAPABILITY_ABSENT = /does not (advertise|declare) capabilities\./;
+/**
+ * Checks that judge only what a daemon does without a capability: ours
+ * advertises every one, so they can only be skipped (each has a one-defect
+ * fixture that does not advertise it).
+ */
+const NEEDS_CAPABILITY_ABSENT = new Set(['daemon.versioning.capability-not-negotiated']);
 
 /** Builds what the runs spawn when it is missing (a fresh clone after `npm ci`). */
 function ensureBuilt(): void {
@@ -38,11 +44,22 @@ function ensureBuilt(): void {
     });
 }
 
-async function daemonOverSocket(): Promise<SuiteResult> {
+/**
+ * The user configuration both daemon runs get: web_fetch on the always-ask
+ * list, so that daemon.approvals.always-ask finds a tool to judge (the suite
+ * learns it from tools/list, as from any daemon).
+ */
+function writeConfig(dir: string): string {
+  const file = path.join(dir, 'config.json');
+  writeFileSync(file, JSON.stringify({ alwaysAsk: ['web_fetch'] }));
+  return file;
+}
+
+async function daemonOverSocket(config: string): Promise<SuiteResult> {
   const dir = makeTempDir('arbor-conformance-ours-');
   const socket = path.join(dir, 'daemon.sock');
   const daemon = spawnCommand(
-    `${node} "${ARBOR}" daemon --listen "${socket}" --data-dir "${dir}" --provider scripted`,
+    `${node} "${ARBOR}" daemon --listen "${socket}" --data-dir "${dir}" --provider scripted --config "${config}"`,
   );
   daemon.child.stdout?.resume();
   daemon.child.stderr?.resume();
@@ -66,7 +83,7 @@ function unreached(results: readonly SuiteResult[]): string[] {
   const problems: string[] = [];
   for (const [id, runs] of byId) {
     if (runs[0]!.tier !== 'MUST' && runs[0]!.tier !== 'CAPABILITY') continue;
-    if (runs.some((c) => c.status !== 'SKIPPED')) continue;
+    if (runs.some((c) => c.status !== 'SKIPPED') || NEEDS_CAPABILITY_ABSENT.has(id)) continue;
     const reasons = runs.flatMap((c) => c.messages);
     if (!reasons.every((m) => CAPABILITY_ABSENT.test(m)))
       problems.push(`${id}: SKIPPED (${reasons.join(' | ')})`);
@@ -91,20 +108,23 @@ describe('our implementations pass the suite, without a baseline', function () {
   // Correct implementations answer at once, so a long timeout costs nothing here, and it
   // keeps a busy CI machine (many processes start at once) from failing the run.
   let requestMs = timeouts.requestMs;
+  let configDir = '';
   before(async function () {
     this.timeout(120_000); // a first build of the daemon bundle and the driver
     ensureBuilt();
     requestMs = timeouts.requestMs;
     timeouts.requestMs = 15_000;
+    configDir = makeTempDir('arbor-conformance-config-');
+    const config = writeConfig(configDir);
     const runs = await Promise.all([
       runDaemonSuite(
         {
           kind: 'stdio',
-          command: `${node} "${ARBOR}" daemon --stdio --data-dir {tmp} --provider scripted`,
+          command: `${node} "${ARBOR}" daemon --stdio --data-dir {tmp} --provider scripted --config "${config}"`,
         },
         { concurrency: 4 },
       ),
-      daemonOverSocket(),
+      daemonOverSocket(config),
       runClientSuite({ command: `${node} "${DRIVER}"`, transport: 'stdio' }, { concurrency: 4 }),
       runClientSuite({ command: `${node} "${DRIVER}"`, transport: 'socket' }, { concurrency: 4 }),
     ]);
@@ -113,6 +133,7 @@ describe('our implementations pass the suite, without a baseline', function () {
   });
   after(() => {
     timeouts.requestMs = requestMs;
+    if (configDir) removeDir(configDir);
   });
 
   it('the Arbor daemon passes over stdio', () => assertPassed(daemon[0]!));

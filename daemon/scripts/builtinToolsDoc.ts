@@ -6,6 +6,8 @@
  * page differs, so the page cannot drift from the tools.
  */
 import { FINISH_SUBTASK, finishSubtaskDefinition } from '../src/agent/subtaskTools.js';
+import { RUN_SUBTASKS, runSubtasksTool } from '../src/agent/parallelSubtasks/runSubtasks.js';
+import { DEFAULT_MAX_PARALLEL_SUBAGENTS } from '../src/agents/agentProfile.js';
 import { builtinTools, passesPermissionGate } from '../src/tools/catalogue.js';
 import { toolDefinition, type Tool } from '../src/tools/tool.js';
 import {
@@ -13,6 +15,7 @@ import {
   COMMON_ERRORS,
   FINISH_SUBTASK_DOC,
   PATH_RULES,
+  RUN_SUBTASKS_DOC,
   type ToolDoc,
 } from '../src/tools/toolDocs.js';
 
@@ -201,6 +204,7 @@ function docOf(name: string): ToolDoc {
 export function buildBuiltinToolsDoc(): string {
   const tools = builtinTools();
   const finish = finishSubtaskDefinition({});
+  const parallel = runSubtasksTool(DEFAULT_MAX_PARALLEL_SUBAGENTS);
   const yes = (value: boolean): string => (value ? 'yes' : 'no');
 
   const summary = [
@@ -213,6 +217,7 @@ export function buildBuiltinToolsDoc(): string {
         } |`,
     ),
     `| [\`${FINISH_SUBTASK}\`](#${toolAnchor(FINISH_SUBTASK)}) | — | — | no |`,
+    `| [\`${RUN_SUBTASKS}\`](#${toolAnchor(RUN_SUBTASKS)}) | \`${parallel.category}\` | ${yes(parallel.parallelSafe)} | no |`,
   ];
 
   const lines = [
@@ -226,7 +231,8 @@ export function buildBuiltinToolsDoc(): string {
     '',
     'The tools the reference daemon (`arbor`) offers a model in every session, in the order it',
     'offers them, as [`tools/list`](tools.md#tools-list) without `sessionId` returns them; and',
-    '`finish_subtask`, which exists only inside a structured subtask. Names, descriptions,',
+    '`finish_subtask`, which exists only inside a structured subtask; and `run_subtasks`, offered',
+    'only with an agent profile that allows parallel subagents. Names, descriptions,',
     'categories, parallel-safety and input schemas on this page are generated from the tools',
     'themselves. In `editor` sessions the model also gets the client tools the sending client',
     'declared ([client-tools.md](client-tools.md)); other daemons may offer other tools, and',
@@ -283,6 +289,16 @@ export function buildBuiltinToolsDoc(): string {
       ],
       FINISH_SUBTASK_DOC,
       [],
+    ),
+    ...section(
+      RUN_SUBTASKS,
+      toolDefinition(parallel).description,
+      [
+        `Category \`${parallel.category}\` · offered only with an agent profile that allows parallel subagents · runs ${scheduling(parallel)} · permission gate: no`,
+      ],
+      argumentsTable(parallel, RUN_SUBTASKS_DOC),
+      RUN_SUBTASKS_DOC,
+      schemaBlock(toolDefinition(parallel).inputSchema),
     ),
   );
   return (

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ConfigFile } from '../src/config/configSchema.js';
 import { WorkspaceSettings } from '../src/permissions/rules/ruleLists.js';
+import { AgentProfileFile } from '../src/agents/agentProfiles.js';
 
 export function buildConfigJsonSchema(): string {
   const schema = z.toJSONSchema(ConfigFile, { io: 'input', target: 'draft-2020-12' });
@@ -18,5 +19,16 @@ export function buildWorkspaceSettingsJsonSchema(): string {
 
 export const WORKSPACE_SETTINGS_SCHEMA_PATH = new URL(
   '../schema/workspace-settings.schema.json',
+  import.meta.url,
+);
+
+/** `.arbor/agents/<name>.json` of a workspace: one agent profile. */
+export function buildAgentProfileJsonSchema(): string {
+  const schema = z.toJSONSchema(AgentProfileFile, { io: 'input', target: 'draft-2020-12' });
+  return JSON.stringify({ title: 'Arbor agent profile', ...schema }, null, 2) + '\n';
+}
+
+export const AGENT_PROFILE_SCHEMA_PATH = new URL(
+  '../schema/agent-profile.schema.json',
   import.meta.url,
 );

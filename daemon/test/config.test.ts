@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import { ConfigError, readConfigFile, resolveConfig } from '../src/config/daemonConfig.js';
 import { parseListenAddress } from '../src/server/listenAddress.js';
 import {
+  AGENT_PROFILE_SCHEMA_PATH,
   CONFIG_SCHEMA_PATH,
   WORKSPACE_SETTINGS_SCHEMA_PATH,
+  buildAgentProfileJsonSchema,
   buildConfigJsonSchema,
   buildWorkspaceSettingsJsonSchema,
 } from '../scripts/configJsonSchema.js';
@@ -89,6 +91,10 @@ describe('daemon config', () => {
       readFileSync(WORKSPACE_SETTINGS_SCHEMA_PATH, 'utf8'),
       buildWorkspaceSettingsJsonSchema(),
     );
+  });
+
+  it('daemon/schema/agent-profile.schema.json is up to date (run `npm run generate -w daemon`)', () => {
+    assert.equal(readFileSync(AGENT_PROFILE_SCHEMA_PATH, 'utf8'), buildAgentProfileJsonSchema());
   });
 
   it('--listen accepts 127.0.0.1:<port> and socket paths only, as the spec says', () => {

@@ -345,4 +345,35 @@ describe('sessions (in-process daemon)', () => {
     await until(() => runner.requests.length === 1);
     assert.deepEqual(runner.requests[0]!.script, script);
   });
+
+  it('a turn keeps the script it was accepted with, though setScript comes before its runner starts', async () => {
+    const runner = new FakeRunner();
+    let release = (): void => undefined;
+    const started = new Promise<void>((resolve) => (release = resolve));
+    // The runner is slow to build: setScript is answered while the accepted turn waits for it.
+    const client = await inMemoryDaemon({
+      runner: () => started.then(() => runner),
+      testing: true,
+    }).connect();
+    const { sessionId } = await client.request(Methods.SessionNew, { workspaceRoot: root() });
+    const first = { version: 1, conversations: { '*': [{ text: 'first' }] } };
+    const second = { version: 1, conversations: { '*': [{ text: 'second' }] } };
+    await client.request(Methods.SetScript, {
+      sessionId,
+      script: first,
+      budgets: { llm_calls: 3 },
+    });
+    await client.request(Methods.ChatSend, { sessionId, text: 'x' });
+    await client.request(Methods.SetScript, { sessionId, script: second });
+    release();
+    await until(() => runner.requests.length === 1);
+    assert.deepEqual(runner.requests[0]!.script, first);
+    assert.deepEqual(runner.requests[0]!.budgets, { llm_calls: 3 });
+    runner.finish('done');
+    await until(() => client.eventsOf(Methods.SessionState).length === 2);
+    await client.request(Methods.ChatSend, { sessionId, text: 'y' });
+    await until(() => runner.requests.length === 2);
+    assert.deepEqual(runner.requests[1]!.script, second);
+    assert.equal(runner.requests[1]!.budgets, undefined);
+  });
 });

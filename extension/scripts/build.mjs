@@ -40,17 +40,24 @@ await Promise.all([
     minify: production,
     logLevel: 'warning',
   }),
-  build({
-    entryPoints: [join(ext, 'webview', 'main.ts')],
-    bundle: true,
-    platform: 'browser',
-    format: 'iife',
-    target: 'es2022',
-    outfile: join(ext, 'dist', 'webview', 'chat.js'),
-    sourcemap: !production,
-    minify: production,
-    logLevel: 'warning',
-  }),
+  // Two webview scripts: chat.js draws; validator.js (zod, the protocol's schemas) is
+  // loaded by chat.js after the first paint (webview/main.ts).
+  ...[
+    ['main.ts', 'chat.js'],
+    ['validator.ts', 'validator.js'],
+  ].map(([entry, out]) =>
+    build({
+      entryPoints: [join(ext, 'webview', entry)],
+      bundle: true,
+      platform: 'browser',
+      format: 'iife',
+      target: 'es2022',
+      outfile: join(ext, 'dist', 'webview', out),
+      sourcemap: !production,
+      minify: production,
+      logLevel: 'warning',
+    }),
+  ),
 ]);
 cpSync(join(ext, 'webview', 'styles', 'chat.css'), join(ext, 'dist', 'webview', 'chat.css'));
 const codicons = dirname(require.resolve('@vscode/codicons/dist/codicon.css'));

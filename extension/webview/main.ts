@@ -2,10 +2,15 @@
  * The chat webview's entry point. Host messages are validated, applied to the
  * model, and drawn once per animation frame: a burst of `tree` and `text`
  * messages costs one DOM pass, not one per message.
+ *
+ * The validator (zod and the protocol's schemas) is a second script, loaded
+ * after the first paint: the view draws at once, and what the host sends
+ * meanwhile waits for it.
  */
-import { parseHostMessage, type WebviewMessage } from '../src/shared/messages.js';
+import type { WebviewMessage } from '../src/shared/messages.js';
 import { ChatModel } from './model/chatModel.js';
 import { ChatView } from './render/chatView.js';
+import type { HostMessageValidator } from './validator.js';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -55,16 +60,47 @@ function schedule(): void {
   });
 }
 
-window.addEventListener('message', (event: MessageEvent) => {
-  const parsed = parseHostMessage(event.data);
+/** Host messages that arrived before the validator, in order. */
+let held: unknown[] | undefined = [];
+let validate: HostMessageValidator | undefined;
+
+function receive(raw: unknown): void {
+  const parsed = validate!(raw);
   if (!parsed.ok) {
     console.warn('arbor: ignored an invalid message from the extension host', parsed.error);
     return;
   }
   model.apply(parsed.value);
   if (model.hasChanges) schedule();
+}
+
+window.addEventListener('message', (event: MessageEvent) => {
+  if (held) held.push(event.data);
+  else receive(event.data);
 });
+window.addEventListener(
+  'arbor-validator',
+  () => {
+    validate = (window as unknown as { arborValidator: HostMessageValidator }).arborValidator;
+    const waiting = held ?? [];
+    held = undefined;
+    for (const raw of waiting) receive(raw);
+  },
+  { once: true },
+);
 
 // Tell the host we are here; it answers with the whole state (reload, reopen).
 post({ type: 'ready' });
 view.render(model.takeDirty());
+
+// The validator after the first frame is on screen; same nonce, same origin as this script.
+const self = document.currentScript as HTMLScriptElement | null;
+requestAnimationFrame(() =>
+  setTimeout(() => {
+    const script = document.createElement('script');
+    script.nonce = self?.nonce ?? '';
+    script.src = (self?.src ?? '').replace(/chat\.js(\?.*)?$/, 'validator.js$1');
+    script.onerror = () => console.error(`arbor: the webview could not load ${script.src}`);
+    document.body.append(script);
+  }),
+);

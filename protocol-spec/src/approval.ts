@@ -12,6 +12,7 @@ import {
 import { ApprovalDecision, ApprovalOutcome } from './approvalTypes.js';
 import { notification, request } from './descriptor.js';
 import { PermissionRuleText } from './permissionRules.js';
+import { InjectedArgs } from './tree.js';
 
 export { ApprovalDecision, ApprovalOutcome } from './approvalTypes.js';
 
@@ -26,6 +27,9 @@ export const ApprovalRequestParams = message({
   reason: z.string().describe('Why approval is needed, for the user'),
   suggestedRule: PermissionRuleText.optional().describe(
     'The narrowest allow rule that would cover this call from now on in this workspace; present when the daemon can save it, i.e. when `allowAlways` is a valid answer (protocol 1.1)',
+  ),
+  injectedArgs: InjectedArgs.optional().describe(
+    'What the model gave with the call besides its arguments, as the agent profile asked (e.g. a reason), for the user to weigh; the tool never gets them (protocol 1.1)',
   ),
 });
 export type ApprovalRequestParams = z.infer<typeof ApprovalRequestParams>;

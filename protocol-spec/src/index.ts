@@ -13,6 +13,7 @@ export * from './checkpoint.js';
 export * from './clientTools.js';
 export * from './tools.js';
 export * from './commands.js';
+export * from './agents.js';
 export * from './budget.js';
 export * from './plan.js';
 export * from './cost.js';

@@ -77,6 +77,9 @@ export const DaemonCapabilities = message({
   commands: Supported.optional().describe(
     'Slash commands and skills: commands/list is served, commands/changed is sent, chat/send expands /name (protocol 1.1)',
   ),
+  agents: Supported.optional().describe(
+    'Agent profiles: agents/list is served, session/new takes agent (protocol 1.1)',
+  ),
   chunks: message({
     coalesceMs: z
       .number()

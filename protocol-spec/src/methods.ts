@@ -27,6 +27,7 @@ import {
 import { ConformanceState, SetScript } from './testing.js';
 import { ToolsList } from './tools.js';
 import { CommandsChanged, CommandsList } from './commands.js';
+import { AgentsList } from './agents.js';
 import { TreeUpdate } from './tree.js';
 
 export const Methods = {
@@ -61,6 +62,7 @@ export const Methods = {
   ToolsList,
   CommandsList,
   CommandsChanged,
+  AgentsList,
   CheckpointRestore,
   CheckpointDiff,
   BudgetExceeded,

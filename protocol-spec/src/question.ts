@@ -7,9 +7,10 @@
 import { z } from 'zod';
 import { NodeId, SessionId, ToolCallId, TurnId, message, sessionEvent } from './base.js';
 import { notification, request } from './descriptor.js';
+import { ANSWER_MAX_CHARS } from './limits.js';
 
+export { ANSWER_MAX_CHARS };
 export const QUESTION_MAX_CHARS = 4_000;
-export const ANSWER_MAX_CHARS = 10_000;
 export const MAX_QUESTION_OPTIONS = 12;
 
 export const QuestionOption = message({

@@ -14,6 +14,7 @@ import {
   objectOrEmptyArray,
   sessionEvent,
 } from './base.js';
+import { AgentName } from './agents.js';
 import { ApprovalRequestParams } from './approval.js';
 import { CostSummaryParams } from './cost.js';
 import { notification, request } from './descriptor.js';
@@ -42,6 +43,9 @@ export const SessionInfo = message({
   permissionMode: PermissionMode,
   chatContext: ChatContext,
   model: ModelRef.optional(),
+  agent: AgentName.optional().describe(
+    'The agent profile the session runs with (protocol 1.1); absent: none',
+  ),
   state: TurnState,
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -72,6 +76,17 @@ export const StoredPart = z
   .describe('text: streamed into nodeId; node: the first tree/update that named nodeId');
 export type StoredPart = z.infer<typeof StoredPart>;
 
+/**
+ * What a data policy can keep out of the store (sessions.md#stored-omitted):
+ * the answer's text, the tool calls' arguments, the tools' results.
+ */
+export const OmittedData = z
+  .enum(['text', 'toolCalls', 'toolResults'])
+  .describe(
+    'text: the answer; toolCalls: tool arguments; toolResults: tool results, of all tools or of some (protocol 1.1)',
+  );
+export type OmittedData = z.infer<typeof OmittedData>;
+
 /** The turn's `cost/summary` as it was sent, without the fields that place it in a session. */
 export const StoredTurnCost = CostSummaryParams.omit({ sessionId: true, seq: true, turnId: true });
 export type StoredTurnCost = z.infer<typeof StoredTurnCost>;
@@ -94,6 +109,13 @@ export const StoredMessage = message({
   cost: StoredTurnCost.optional().describe(
     'Assistant messages (protocol 1.1): the turn’s cost/summary, when one was sent',
   ),
+  omitted: z
+    .array(OmittedData)
+    .min(1)
+    .optional()
+    .describe(
+      'Assistant messages (protocol 1.1): what of the turn the daemon did not keep, by the data policy of the session’s agent profile',
+    ),
 });
 export type StoredMessage = z.infer<typeof StoredMessage>;
 
@@ -104,6 +126,9 @@ export const SessionNewParams = message({
   chatContext: ChatContext.default({ kind: 'thread' }),
   model: ModelRef.optional(),
   title: z.string().max(500).optional(),
+  agent: AgentName.optional().describe(
+    "An agent profile of agents/list (protocol 1.1, capabilities.agents); absent: the daemon's default, if any",
+  ),
 });
 export const SessionNew = request({
   method: 'session/new',

@@ -5,6 +5,7 @@ import {
   NodeId,
   NonNegativeInt,
   Timestamp,
+  ToolCallId,
   TurnId,
   Usage,
   message,
@@ -22,9 +23,9 @@ const Preview = z.string().max(PREVIEW_MAX_CHARS);
 export const OUTPUT_MAX_CHARS = 4_000;
 
 export const NodeKind = z
-  .enum(['turn', 'tool', 'subtask', 'compaction', 'hook'])
+  .enum(['turn', 'tool', 'subtask', 'compaction', 'hook', 'planner'])
   .describe(
-    'compaction (protocol 1.1): earlier conversation summarized by a model call; hook (protocol 1.1): a user-configured lifecycle hook command run',
+    'compaction (protocol 1.1): earlier conversation summarized by a model call; hook (protocol 1.1): a user-configured lifecycle hook command run; planner (protocol 1.1): the planner pre-pass of an agent profile, before the first executor model call',
   );
 export type NodeKind = z.infer<typeof NodeKind>;
 
@@ -56,6 +57,29 @@ export const NodeProgress = message({
 }).describe('How far a running node is (protocol 1.1)');
 export type NodeProgress = z.infer<typeof NodeProgress>;
 
+/** Most injected arguments one node carries: a profile names few, the rest is noise. */
+export const INJECTED_ARGS_MAX = 32;
+export const InjectedArgs = z
+  .record(z.string().min(1).max(64), Preview)
+  .refine((args) => Object.keys(args).length <= INJECTED_ARGS_MAX, {
+    message: `at most ${INJECTED_ARGS_MAX} injected arguments`,
+  })
+  .describe(
+    'Arguments the agent profile asks the model to give with every tool call (e.g. a reason), never passed to the tool; values are previews, cut at 500 characters (protocol 1.1)',
+  );
+export type InjectedArgs = z.infer<typeof InjectedArgs>;
+
+/** A workspace instructions file the model had in a turn (AGENTS.md, .arbor/instructions.md). */
+export const InstructionsFile = message({
+  path: z.string().min(1).max(500).describe('Relative to the workspace root, with / separators'),
+  chars: NonNegativeInt.describe('How many characters of it the model got'),
+  truncated: z
+    .boolean()
+    .optional()
+    .describe('true: the file was longer than the daemon gives the model; it got the start'),
+}).describe('An instructions file the model had in the turn (protocol 1.1)');
+export type InstructionsFile = z.infer<typeof InstructionsFile>;
+
 export const ExecutionTreeNode = message({
   id: NodeId,
   parentId: NodeId.nullable().describe('null only for the turn node'),
@@ -72,8 +96,20 @@ export const ExecutionTreeNode = message({
   resultPreview: Preview.optional(),
   isError: z.boolean().optional(),
   startedAt: Timestamp.optional(),
+  completedAt: Timestamp.optional().describe('When the node got its final status (protocol 1.1)'),
   durationMs: NonNegativeInt.optional(),
   approval: ApprovalOutcome.optional().describe('How the permission gate decided this call'),
+  approvalId: ToolCallId.optional().describe(
+    'The toolCallId of the tool/approvalRequest that asked the user about this call; absent when nobody was asked (protocol 1.1)',
+  ),
+  injectedArgs: InjectedArgs.optional(),
+  instructions: z
+    .array(InstructionsFile)
+    .max(64)
+    .optional()
+    .describe(
+      'Only on a turn node: the workspace instructions files the model had in the turn (protocol 1.1)',
+    ),
   rule: DecidingRule.optional().describe(
     'The permission rule that decided this call, when one did (protocol 1.1)',
   ),

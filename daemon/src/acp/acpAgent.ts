@@ -6,7 +6,12 @@
  */
 import { isAbsolute } from 'node:path';
 import { Methods, type SessionInfo } from '@arbor/protocol';
-import { ToolCatalogue, type ArborClient, type SessionTracker } from '@arbor/protocol/client';
+import {
+  loadToolCatalogue,
+  type ArborClient,
+  type SessionTracker,
+  ToolCatalogue,
+} from '@arbor/protocol/client';
 import {
   PROTOCOL_VERSION,
   RequestError,
@@ -232,7 +237,7 @@ async function catalogueOf(
   log: Logger,
 ): Promise<ToolCatalogue> {
   try {
-    return await ToolCatalogue.load(arbor, sessionId);
+    return await loadToolCatalogue(arbor, sessionId);
   } catch (error) {
     log.warn(`acp: tools/list failed, tool calls are named by tool only: ${String(error)}`);
     return new ToolCatalogue();

@@ -13,6 +13,8 @@ import {
   type DecidingRule,
   type ExecutionTreeNode,
   type ExecutionTreeSnapshot,
+  type InjectedArgs,
+  type InstructionsFile,
   type NodeKind,
   type NodeProgress,
   type NodeStatus,
@@ -71,6 +73,8 @@ export interface NewNode {
   title?: string;
   depth: number;
   args?: unknown;
+  /** What the model gave besides the tool's arguments (agent/injectedArgs.ts). */
+  injectedArgs?: InjectedArgs;
   status?: NodeStatus;
 }
 
@@ -132,6 +136,7 @@ export class ExecutionTree {
       status: node.status ?? 'pending',
       depth: node.depth,
       ...(node.args === undefined ? {} : { argsPreview: preview(node.args) }),
+      ...(node.injectedArgs && { injectedArgs: node.injectedArgs }),
     });
     if (node.status === 'running') this.markStarted(id);
     this.emit(id);
@@ -150,6 +155,22 @@ export class ExecutionTree {
     node.status = status;
     if (approval !== undefined) node.approval = approval;
     this.emit(id);
+  }
+
+  /** The call waits on the user: `approvalId` is the toolCallId its tool/approvalRequest carries. */
+  awaitApproval(id: string, approvalId: string): void {
+    const node = this.require(id);
+    node.status = 'awaiting_approval';
+    node.approvalId = approvalId;
+    this.emit(id);
+  }
+
+  /** The turn node's workspace instructions files, the whole list so far (tree.md#tree-turn-instructions). */
+  setInstructions(files: readonly InstructionsFile[]): void {
+    const node = this.require(this.rootId);
+    if (isFinal(node.status)) return;
+    node.instructions = files.map((file) => ({ ...file }));
+    this.emit(this.rootId);
   }
 
   setApproval(id: string, approval: ApprovalOutcome): void {
@@ -210,8 +231,11 @@ export class ExecutionTree {
     if (end.approval !== undefined) node.approval = end.approval;
     if (end.artifactId !== undefined) node.artifactId = end.artifactId;
     if (end.changes !== undefined) node.changes = end.changes;
+    const now = this.now();
+    // completedAt and durationMs from one clock reading: startedAt + durationMs = completedAt.
+    node.completedAt = new Date(now).toISOString();
     const started = this.startTimes.get(id);
-    if (started !== undefined) node.durationMs = Math.max(0, Math.round(this.now() - started));
+    if (started !== undefined) node.durationMs = Math.max(0, Math.round(now - started));
     this.emit(id);
   }
 
@@ -303,5 +327,7 @@ function copyNode(node: ExecutionTreeNode): ExecutionTreeNode {
     ...node,
     ...(node.usage && { usage: { ...node.usage } }),
     ...(node.progress && { progress: { ...node.progress } }),
+    ...(node.injectedArgs && { injectedArgs: { ...node.injectedArgs } }),
+    ...(node.instructions && { instructions: node.instructions.map((file) => ({ ...file })) }),
   };
 }

@@ -5,7 +5,7 @@
  * into a new AgentLoop one level deeper). The loop ends when the model answers
  * without tools (or, in a structured subtask, calls finish_subtask).
  */
-import type { Usage } from '@arbor/protocol';
+import type { InjectedArgs, Usage } from '@arbor/protocol';
 import type { ValidateFunction } from 'ajv';
 import { z } from 'zod';
 import {
@@ -24,6 +24,8 @@ import { abortable, raceAbort } from './abort.js';
 import { boundArguments, RefusedArguments } from './boundedArguments.js';
 import { fairly } from './fairStream.js';
 import { subtaskSystemPrompt } from './prompts.js';
+import type { NodeProgress } from '@arbor/protocol';
+import { agentInstructionSections, showsProgress } from '../agents/turnProfile.js';
 import {
   FINISH_SUBTASK,
   MAX_SCHEMA_RETRIES,
@@ -34,6 +36,12 @@ import {
   finishSubtaskDefinition,
 } from './subtaskTools.js';
 import { MEMORY_TOOLS } from '../tools/memory.js';
+import {
+  RUN_SUBTASKS,
+  runParallelSubtasks,
+  type SubtaskEnd,
+  type SubtaskSpec,
+} from './parallelSubtasks/runSubtasks.js';
 import { ContextOverflowError, type AssembledRequest } from './context/contextEngine.js';
 import { normalizeOutput, truncateResult, type ToolResult } from './toolResult.js';
 import { scheduleCalls } from './toolScheduler.js';
@@ -61,6 +69,8 @@ export interface LoopParams {
   belt: Toolbelt;
   /** Set for a structured subtask: it ends through finish_subtask. */
   structured?: StructuredOutput;
+  /** The loop's text is not streamed to clients (the planner's: its plan goes out as plan/update). */
+  silent?: boolean;
 }
 
 export type LoopOutcome =
@@ -86,6 +96,8 @@ interface PlannedCall {
   nodeId: string;
   parallelSafe: boolean;
   lock: string | undefined;
+  /** What the model gave besides the tool's arguments, split off `call` (agent/injectedArgs.ts). */
+  injected?: InjectedArgs;
   result?: ToolResult;
 }
 
@@ -212,9 +224,13 @@ export class AgentLoop {
     if (lastCall) return finish;
     const atDepthLimit = this.params.depth >= budget.limits.maxDepth;
     const tools = this.params.belt.tools
-      .filter((tool) => !(tool.name === RUN_SUBTASK && atDepthLimit))
+      .filter(
+        (tool) => !((tool.name === RUN_SUBTASK || tool.name === RUN_SUBTASKS) && atDepthLimit),
+      )
       .map((tool) => toolDefinition(tool));
-    return [...tools, ...finish];
+    const offered = [...tools, ...finish];
+    const { injectedArgs } = this.ctx;
+    return injectedArgs ? offered.map((tool) => injectedArgs.offer(tool)) : offered;
   }
 
   /** One LLM call: budget checks, streaming text to the tree node, usage to the accountant. */
@@ -244,7 +260,7 @@ export class AgentLoop {
           const delta = reply.text.length === 0 ? separator + event.text : event.text;
           reply.text += event.text;
           this.text += delta;
-          events.text(nodeId, delta);
+          if (this.params.silent !== true) events.text(nodeId, delta);
         } else if (event.type === 'tool_call') {
           reply.toolCalls.push({ ...event.call, arguments: boundArguments(event.call.arguments) });
         } else if (event.type === 'usage') {
@@ -328,7 +344,8 @@ export class AgentLoop {
     onlyNames?: ReadonlySet<string>,
   ): Promise<ToolResult[]> {
     const { tree, budget, signal } = this.ctx;
-    const planned: PlannedCall[] = calls.map((call) => {
+    const planned: PlannedCall[] = calls.map((sent) => {
+      const { call, injected } = this.splitInjected(sent);
       const isSubtask =
         call.name === RUN_SUBTASK && this.params.belt.get(RUN_SUBTASK) !== undefined;
       const tool = this.params.belt.get(call.name);
@@ -340,8 +357,15 @@ export class AgentLoop {
         ...(typeof title === 'string' ? { title } : {}),
         depth: this.params.depth,
         args: call.arguments,
+        ...(injected && { injectedArgs: injected }),
       });
-      return { call, nodeId, parallelSafe: tool?.parallelSafe ?? true, lock: tool?.lock };
+      return {
+        call,
+        nodeId,
+        parallelSafe: tool?.parallelSafe ?? true,
+        lock: tool?.lock,
+        ...(injected && { injected }),
+      };
     });
 
     await scheduleCalls(
@@ -353,6 +377,25 @@ export class AgentLoop {
     );
     // By position: ids come from the model and are not trusted to be unique.
     return planned.map((item) => item.result ?? { content: 'No result.', isError: true });
+  }
+
+  /** The call without the profile's injected arguments, and those apart (agent/injectedArgs.ts). */
+  private splitInjected(call: ProviderToolCall): {
+    call: ProviderToolCall;
+    injected?: InjectedArgs;
+  } {
+    const { injectedArgs } = this.ctx;
+    if (!injectedArgs) return { call };
+    const tool = this.params.belt.get(call.name);
+    const definition =
+      call.name === FINISH_SUBTASK && this.params.structured
+        ? finishSubtaskDefinition(this.params.structured.schema)
+        : tool && toolDefinition(tool);
+    const split = injectedArgs.split(definition, call.arguments);
+    return {
+      call: { ...call, arguments: split.args },
+      ...(split.injected && { injected: split.injected }),
+    };
   }
 
   /** Runs one call to its result. Only a turn stop (cancel, budget) escapes as an exception. */
@@ -378,8 +421,19 @@ export class AgentLoop {
         outcome = this.finishSubtask(call.arguments, this.params.structured);
       } else if (call.name === RUN_SUBTASK && this.params.belt.get(RUN_SUBTASK)) {
         outcome = await this.runSubtask(call, nodeId);
+      } else if (call.name === RUN_SUBTASKS && this.params.belt.get(RUN_SUBTASKS)) {
+        outcome = await runParallelSubtasks(call.arguments, {
+          tree,
+          budget: this.ctx.budget,
+          signal,
+          nodeId,
+          depth: this.params.depth,
+          maxJobs: this.ctx.request.agent?.profile.maxParallelSubagents ?? 1,
+          childSafe: this.params.belt.without([RUN_SUBTASKS]),
+          spawn: (spec, jobNodeId, belt) => this.spawnSubtask(spec, jobNodeId, belt),
+        });
       } else {
-        outcome = await this.runTool(call, nodeId);
+        outcome = await this.runTool(call, nodeId, item.injected);
       }
       const { maxToolResultBytes } = this.ctx.budget.limits;
       const shown = truncateResult(outcome.content, maxToolResultBytes);
@@ -420,6 +474,7 @@ export class AgentLoop {
   private async runTool(
     call: ProviderToolCall,
     nodeId: string,
+    injected: InjectedArgs | undefined,
   ): Promise<ToolResult & { status?: 'denied' | 'blocked' | 'cancelled' }> {
     const { budget, tree, signal, gate, memory, request } = this.ctx;
     budget.beforeToolCall(nodeId);
@@ -460,7 +515,8 @@ export class AgentLoop {
         toolCallId: call.id,
         depth: this.params.depth,
         signal,
-        awaitingApproval: () => tree.setStatus(nodeId, 'awaiting_approval'),
+        ...(injected && { injectedArgs: injected }),
+        awaitingApproval: () => tree.awaitApproval(nodeId, call.id),
         setApproval: (approval) => tree.setApproval(nodeId, approval),
         setRule: (rule) => tree.setRule(nodeId, rule),
       }),
@@ -497,7 +553,10 @@ export class AgentLoop {
           toolCallId: call.id,
           depth: this.params.depth,
           emit: (descriptor, params) => this.ctx.events.emit(descriptor, params),
-          progress: (progress) => tree.setProgress(nodeId, progress),
+          // An agent profile may hide MCP servers' progress (emitMcpProgress: false).
+          ...(showsProgress(request.agent, tool.name) && {
+            progress: (progress: NodeProgress) => tree.setProgress(nodeId, progress),
+          }),
           output: (text) => tree.appendOutput(nodeId, text),
           ...(questions && {
             askUser: (question) => this.askUser(questions, question, nodeId, call.id),
@@ -514,7 +573,12 @@ export class AgentLoop {
         ...(approval === undefined ? {} : { approval }),
       };
     }
-    const result = await this.ctx.hooks.postToolUse({ ...hookCall, args }, normalizeOutput(output));
+    const afterHooks = await this.ctx.hooks.postToolUse(
+      { ...hookCall, args },
+      normalizeOutput(output),
+    );
+    // A nested AGENTS.md applies to the file the call wrote: the model reads it with the result.
+    const result = this.ctx.instructions?.afterTool(tool, args, afterHooks) ?? afterHooks;
     return { ...result, ...(approval === undefined ? {} : { approval }) };
   }
 
@@ -558,41 +622,55 @@ export class AgentLoop {
 
   /** run_subtask: checks, then a child loop one level deeper with isolated history. */
   private async runSubtask(call: ProviderToolCall, nodeId: string): Promise<ToolResult> {
-    const { budget, tree, memory, log } = this.ctx;
     const parsed = RunSubtaskArgs.safeParse(call.arguments);
-    tree.start(nodeId);
+    this.ctx.tree.start(nodeId);
     if (!parsed.success) {
       return {
         content: `Invalid arguments for ${RUN_SUBTASK}:\n${z.prettifyError(parsed.error)}`,
         isError: true,
       };
     }
-    const args = parsed.data;
+    return (await this.spawnSubtask(parsed.data, nodeId, this.params.belt)).result;
+  }
+
+  /**
+   * One subtask in `nodeId` (already started), `caller` being the tools it may
+   * narrow: run_subtask's and each run_subtasks job's. Checks, then a child
+   * loop one level deeper with isolated history; its result goes to memory.
+   */
+  private async spawnSubtask(
+    args: SubtaskSpec,
+    nodeId: string,
+    caller: Toolbelt,
+  ): Promise<SubtaskEnd> {
+    const { budget, memory, log } = this.ctx;
+    const failed = (content: string): SubtaskEnd => ({
+      ok: false,
+      result: { content, isError: true },
+    });
     if (!budget.beforeSubtaskSpawn(nodeId, this.params.depth)) {
-      return {
-        content: `Depth limit reached: subtasks nest at most ${budget.limits.maxDepth} levels deep. Do this work here, without ${RUN_SUBTASK}.`,
-        isError: true,
-      };
+      return failed(
+        `Depth limit reached: subtasks nest at most ${budget.limits.maxDepth} levels deep. Do this work here, without ${RUN_SUBTASK}.`,
+      );
     }
 
-    let belt = this.params.belt;
+    let belt = caller;
     if (args.tools !== undefined) {
       const subset = belt.subset(
         args.tools,
         MEMORY_TOOLS.map((tool) => tool.name),
       );
       if ('unknown' in subset) {
-        return {
-          content: `Unknown tools for the subtask: ${subset.unknown.join(', ')}. Available: ${belt.names.join(', ')}.`,
-          isError: true,
-        };
+        return failed(
+          `Unknown tools for the subtask: ${subset.unknown.join(', ')}. Available: ${belt.names.join(', ')}.`,
+        );
       }
       belt = subset.belt;
     }
     let structured: StructuredOutput | undefined;
     if (args.output_schema !== undefined) {
       const validate = compileOutputSchema(args.output_schema);
-      if (typeof validate === 'string') return { content: validate, isError: true };
+      if (typeof validate === 'string') return failed(validate);
       structured = { schema: args.output_schema, validate };
     }
 
@@ -601,12 +679,19 @@ export class AgentLoop {
       nodeId,
       depth,
       llm: this.ctx.subtaskLlm ?? this.params.llm,
-      system: subtaskSystemPrompt({
-        title: args.title,
-        canSpawn: depth < budget.limits.maxDepth && belt.get(RUN_SUBTASK) !== undefined,
-        structured: structured !== undefined,
-        permissionMode: this.ctx.request.permissionMode(),
-      }),
+      system: [
+        subtaskSystemPrompt({
+          title: args.title,
+          canSpawn: depth < budget.limits.maxDepth && belt.get(RUN_SUBTASK) !== undefined,
+          structured: structured !== undefined,
+          permissionMode: this.ctx.request.permissionMode(),
+        }),
+        // The agent profile's instructions bind its subtasks too.
+        ...agentInstructionSections(this.ctx.request.agent),
+        ...(args.framing ? [args.framing] : []),
+        // The workspace's instructions (AGENTS.md) bind every loop, not only the root's.
+        ...(this.ctx.instructions?.sections() ?? []),
+      ].join('\n\n'),
       messages: [{ role: 'user', content: args.instructions }],
       prunable: 0,
       belt,
@@ -615,16 +700,19 @@ export class AgentLoop {
 
     let result: ToolResult;
     let stored: unknown;
+    let ok = false;
     try {
       const outcome = await child.run();
       switch (outcome.kind) {
         case 'answer':
           result = { content: outcome.text, isError: false };
           stored = outcome.text;
+          ok = true;
           break;
         case 'structured':
           result = { content: JSON.stringify(outcome.value), isError: false };
           stored = outcome.value;
+          ok = true;
           break;
         case 'max_iterations':
           stored = { error: 'max_iterations', text: outcome.text };
@@ -650,13 +738,19 @@ export class AgentLoop {
           break;
       }
     } catch (error) {
-      if (this.ctx.signal.aborted) throw error;
+      if (this.ctx.signal.aborted) {
+        // The subtask whose limit was hit is an error, not cancelled like the rest of the turn;
+        // said here, before the turn's end closes open nodes (a run_subtasks job has no call of its own).
+        if (error instanceof BudgetExceededError && error.exceedance.nodeId === nodeId)
+          this.ctx.tree.finish(nodeId, { status: 'error', result: error.message, isError: true });
+        throw error;
+      }
       // A subtask whose model failed is a failed tool call for the parent; the turn goes on.
       log('warn', `subtask ${nodeId} failed: ${errorMessage(error)}`);
       stored = { error: 'subtask_failed', message: errorMessage(error) };
       result = { content: `The subtask failed: ${errorMessage(error)}`, isError: true };
     }
     memory.write(`task:${nodeId}`, stored);
-    return result;
+    return ok ? { ok, value: stored, result } : { ok, result };
   }
 }

@@ -4,7 +4,7 @@
  * (permissions/permissionGate.ts); without one every call is allowed.
  * A refusal's `reason` is the whole result the model sees.
  */
-import type { ApprovalOutcome, DecidingRule } from '@arbor/protocol';
+import type { ApprovalOutcome, DecidingRule, InjectedArgs } from '@arbor/protocol';
 import type { Tool } from '../tools/tool.js';
 import type { TurnRequest } from './turnRunner.js';
 
@@ -13,6 +13,8 @@ export interface GateRequest {
   tool: Tool;
   /** Validated arguments. */
   args: unknown;
+  /** What the model gave besides the arguments, as the agent profile asked: shown in the approval request. */
+  injectedArgs?: InjectedArgs;
   nodeId: string;
   toolCallId: string;
   depth: number;

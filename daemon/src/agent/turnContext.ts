@@ -4,6 +4,8 @@ import type { ResolvedProvider } from '../providers/index.js';
 import type { TurnMemory } from '../tools/memory.js';
 import type { ContextEngine } from './context/contextEngine.js';
 import type { ExecutionTree } from './executionTree.js';
+import type { InjectedToolArgs } from './injectedArgs.js';
+import type { TurnInstructions } from './instructions/turnInstructions.js';
 import type { ToolGate } from './toolGate.js';
 import type { TurnBudget } from './turnBudget.js';
 import type { TurnEvents } from './turnEvents.js';
@@ -27,6 +29,10 @@ export interface TurnContext {
   context: ContextEngine;
   events: TurnEvents;
   gate: ToolGate;
+  /** The workspace's instructions files (AGENTS.md): in every system prompt, nested ones with writes. */
+  instructions?: TurnInstructions;
+  /** The agent profile's injected tool arguments; undefined when it has none. */
+  injectedArgs?: InjectedToolArgs;
   /** The user's lifecycle hooks, bound to this turn. */
   hooks: TurnHooks;
   /** Aborts on cancel and on any budget stop; reaches every await of the turn. */

@@ -30,10 +30,23 @@ import { withBudgets, type BudgetLimits } from './budgetLimits.js';
 import { HookRunner } from '../hooks/hookRunner.js';
 import { ExecutionTree } from './executionTree.js';
 import { AgentLoop, type LoopOutcome } from './loop.js';
+import { InjectedToolArgs } from './injectedArgs.js';
+import { TurnDataPolicy, TurnOnlyArtifacts } from '../agents/dataPolicy.js';
+import { TurnInstructions } from './instructions/turnInstructions.js';
 import { rootSystemPrompt } from './prompts.js';
+import {
+  agentInstructionSections,
+  turnContextSettings,
+  turnLimits,
+  turnModel,
+  turnSubtaskModel,
+  turnTools,
+} from '../agents/turnProfile.js';
 import { READ_SKILL } from '../commands/readSkillTool.js';
 import { skillsPromptLines } from '../commands/skillsPrompt.js';
 import { RUN_SUBTASK } from './subtaskTools.js';
+import { parallelSubtaskTools } from './parallelSubtasks/runSubtasks.js';
+import { planTurn } from './planner/planner.js';
 import type { ToolGate } from './toolGate.js';
 import { BudgetExceededError, TurnBudget } from './turnBudget.js';
 import type { Log, TurnContext } from './turnContext.js';
@@ -98,10 +111,14 @@ export class UnifiedTurnRunner implements TurnRunner {
   async run(request: TurnRequest): Promise<TurnResult> {
     const { options } = this;
     const { turnId } = request;
-    const limits = withBudgets(
-      withBudgets(options.budgets, request.budgets, 'replace'),
-      request.lowerBudgets,
-      'lower',
+    // The agent profile's budgets lower them further, never raise them.
+    const limits = turnLimits(
+      request.agent,
+      withBudgets(
+        withBudgets(options.budgets, request.budgets, 'replace'),
+        request.lowerBudgets,
+        'lower',
+      ),
     );
     const events = new TurnEvents(request.events, turnId, options.chunkCoalesceMs);
     const tree = new ExecutionTree(turnId, (nodes) =>
@@ -145,6 +162,8 @@ export class UnifiedTurnRunner implements TurnRunner {
 
     const accountant = new UsageAccountant(options.pricing);
     const stored = options.sessionContext?.(request.sessionId);
+    // What of the turn is kept for later turns (agents/dataPolicy.ts); undefined: all of it.
+    const dataPolicy = TurnDataPolicy.of(request.agent);
     let loop: AgentLoop | undefined;
     let stopReason: StopReason;
     let error: string | undefined;
@@ -159,14 +178,22 @@ export class UnifiedTurnRunner implements TurnRunner {
           model: resolved.provider.fixedModel ?? resolved.model,
         };
       };
-      const llm = resolve(request.model ?? options.defaultModel);
+      const llm = resolve(turnModel(request, options.defaultModel));
       const { provider } = llm;
       // A turn with a script (or the one provider of tests) runs every loop on it, whatever
       // subtaskModel says. Resolved up front: a subtask model that cannot be used fails the turn.
+      const subtaskModel = turnSubtaskModel(request.agent, options.subtaskModel);
       const subtaskLlm =
-        options.subtaskModel === undefined || script !== undefined || options.provider
+        subtaskModel === undefined || script !== undefined || options.provider
           ? undefined
-          : resolve(options.subtaskModel);
+          : resolve(subtaskModel);
+      // Read at each turn's start: an AGENTS.md changed since the last turn is what this one gets.
+      const instructions = new TurnInstructions(
+        request.workspaceRoot,
+        (files) => tree.setInstructions(files),
+        options.log,
+      );
+      const injectedArgs = InjectedToolArgs.of(request.agent);
       const ctx: TurnContext = {
         request,
         subtaskLlm,
@@ -175,9 +202,13 @@ export class UnifiedTurnRunner implements TurnRunner {
         accountant,
         memory: new TurnMemory(),
         context: new ContextEngine({
-          settings: options.context,
+          settings: turnContextSettings(request.agent, options.context),
           calibration: this.calibration,
-          artifacts: stored?.artifacts ?? new MemoryArtifactStore(),
+          artifacts: !stored
+            ? new MemoryArtifactStore()
+            : dataPolicy?.dropsResults
+              ? new TurnOnlyArtifacts(stored.artifacts)
+              : stored.artifacts,
           turnId,
           // Only the root loop has earlier turns to summarize.
           compact: compactor({
@@ -193,6 +224,8 @@ export class UnifiedTurnRunner implements TurnRunner {
         events,
         gate: options.gate,
         hooks: this.hooks.forTurn({ request, tree, signal: controller.signal }),
+        instructions,
+        ...(injectedArgs && { injectedArgs }),
         signal: controller.signal,
         log: options.log,
       };
@@ -201,8 +234,17 @@ export class UnifiedTurnRunner implements TurnRunner {
       if ('denied' in submitted) throw new PromptBlocked(submitted.denied);
       const prompt = [request.text, started, submitted.context].filter(Boolean).join('\n\n');
       // The same composition tools/list reports (tools/catalogue.ts), so the two cannot drift.
+      // Only the agent profile's tools, when it names them (agents/turnProfile.ts).
       const belt = new Toolbelt(
-        provider.capabilities.tools ? composeTurnTools(options.tools, request.tools ?? []) : [],
+        turnTools(
+          request.agent,
+          provider.capabilities.tools
+            ? composeTurnTools(
+                [...options.tools, ...parallelSubtaskTools(request.agent?.profile)],
+                request.tools ?? [],
+              )
+            : [],
+        ),
       );
       // Earlier turns with their tool work as the model saw it, when the session keeps them:
       // more than fits, back to the last summary, so the context engine summarizes what does
@@ -210,16 +252,36 @@ export class UnifiedTurnRunner implements TurnRunner {
       const history: ProviderMessage[] = stored
         ? stored.history(limits.maxHistoryTokens * HISTORY_LOAD_FACTOR)
         : request.history.map((message) => ({ role: message.role, content: message.content }));
+      const profile = request.agent?.profile;
+      // The planner's model resolves like subtaskModel: a script (or the test provider) serves every loop.
+      const planNote =
+        profile?.planningEnabled === true
+          ? await planTurn(ctx, {
+              profile,
+              llm:
+                profile.planningModel === undefined || script !== undefined || options.provider
+                  ? llm
+                  : resolve(profile.planningModel),
+              belt,
+              history,
+              prompt,
+            })
+          : undefined;
       loop = new AgentLoop(ctx, {
         nodeId: tree.rootId,
         depth: 0,
         llm,
-        system: rootSystemPrompt({
-          hasTools: belt.tools.length > 0,
-          canSpawn: belt.get(RUN_SUBTASK) !== undefined && limits.maxDepth > 0,
-          permissionMode: request.permissionMode(),
-          ...(belt.get(READ_SKILL) && { skills: skillsPromptLines(request.skills ?? []) }),
-        }),
+        system: [
+          rootSystemPrompt({
+            hasTools: belt.tools.length > 0,
+            canSpawn: belt.get(RUN_SUBTASK) !== undefined && limits.maxDepth > 0,
+            permissionMode: request.permissionMode(),
+            ...(belt.get(READ_SKILL) && { skills: skillsPromptLines(request.skills ?? []) }),
+          }),
+          ...agentInstructionSections(request.agent),
+          ...instructions.sections(),
+          ...(planNote === undefined ? [] : [planNote]),
+        ].join('\n\n'),
         messages: [...history, { role: 'user', content: prompt }],
         prunable: history.length,
         belt,
@@ -256,7 +318,10 @@ export class UnifiedTurnRunner implements TurnRunner {
         stored.saveTurn(
           turnId,
           daemonSecrets.redactDeep(
-            completeExchanges(loop.transcript()).map((message) =>
+            (
+              dataPolicy?.transcript(completeExchanges(loop.transcript())) ??
+              completeExchanges(loop.transcript())
+            ).map((message) =>
               withoutImages(message, 'images go to the model only in the turn that got them'),
             ),
           ),

@@ -10,18 +10,13 @@
  * parallel-subagents tool, injected tool arguments and a data policy.
  */
 import { z } from 'zod';
+import { AgentName } from '@arbor/protocol';
 import { BudgetOverrides } from '../agent/budgetLimits.js';
 import { BudgetAwareness } from '../agent/context/contextSettings.js';
 import { ModelString } from '../config/modelString.js';
 
-/** A profile's name: the key in `agents`, the file name of `.arbor/agents/<name>.json`. */
-export const AgentName = z
-  .string()
-  .regex(
-    /^[a-z0-9][a-z0-9._-]{0,63}$/,
-    'lower-case letters, digits, ".", "_" and "-", starting with a letter or digit, at most 64',
-  );
-export type AgentName = z.infer<typeof AgentName>;
+/** A profile's name: the key in `agents`, the file name of `.arbor/agents/<name>.json` (the wire's). */
+export { AgentName };
 
 /** A tool name, or a pattern ending in `*` (`mcp__github__*`). */
 const ToolPattern = z

@@ -62,7 +62,10 @@ export function run(argv: string[]): void {
     },
     (error: unknown) => {
       const known =
-        error instanceof ConfigError || isParseArgsError(error) || isStartupError(error);
+        error instanceof ConfigError ||
+        isParseArgsError(error) ||
+        isStartupError(error) ||
+        isDaemonAnswer(error);
       const message = error instanceof Error ? error.message : String(error);
       process.stderr.write(`arbor: ${message}\n`);
       if (!known && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
@@ -72,7 +75,13 @@ export function run(argv: string[]): void {
 }
 
 function isParseArgsError(error: unknown): boolean {
-  return (error as { code?: string })?.code?.startsWith('ERR_PARSE_ARGS') ?? false;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+}
+
+/** A JSON-RPC error the daemon answered (numeric code, e.g. an unknown --agent): its message says it all. */
+function isDaemonAnswer(error: unknown): boolean {
+  return typeof (error as { code?: unknown } | undefined)?.code === 'number';
 }
 
 /** `--listen` problems, and a data dir or database the store cannot use (StoreError, named to keep SQLite unloaded here). */

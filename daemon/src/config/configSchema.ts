@@ -14,6 +14,7 @@ import { ConnectionLimits } from '../server/connectionLimits.js';
 import { parseNetwork } from '../tools/web/addressPolicy.js';
 import { McpServers, McpSettings } from './mcpConfig.js';
 import { ModelString } from './modelString.js';
+import { AgentName, AgentProfile } from '../agents/agentProfile.js';
 
 /** Default largest frame body, in bytes (8 MiB), as the spec gives it. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -147,6 +148,15 @@ export const ConfigFile = z
     ),
     mcp: McpSettings.optional().describe(
       'MCP timeouts, the workspace file .arbor/mcp.json, progress in the tree',
+    ),
+    agents: z
+      .record(AgentName, AgentProfile)
+      .optional()
+      .describe(
+        'Agent profiles sessions may run with (session/new agent): {name: {description, instructions, model, tools, hitlTools, budgets, ...}}; .arbor/agents/<name>.json of a workspace adds more',
+      ),
+    defaultAgent: AgentName.optional().describe(
+      'The profile (a key of agents) of sessions created without one',
     ),
     connections: ConnectionLimits.partial()
       .optional()

@@ -19,6 +19,7 @@ import {
   type WebFetchConfig,
 } from './configSchema.js';
 import type { UserHooks } from '../hooks/hookConfig.js';
+import type { AgentProfile } from '../agents/agentProfile.js';
 import { resolveMcpConfig, type McpConfig } from './mcpConfig.js';
 import {
   DEFAULT_CONTEXT_SETTINGS,
@@ -58,6 +59,10 @@ export interface DaemonConfig {
   mcp: McpConfig;
   /** Take workspace checkpoints around turns (checkpoints.md); default true. */
   checkpoints: boolean;
+  /** The config's agent profiles, defaults filled in (agents/agentProfiles.ts adds the workspace's). */
+  agents: Record<string, AgentProfile>;
+  /** The profile of sessions created without one; a key of `agents`. */
+  defaultAgent: string | undefined;
 }
 
 /** Thrown for any configuration problem; the CLI prints the message and exits 2. */
@@ -154,6 +159,8 @@ export function resolveConfig(
     connectionLimits: file.connections ?? {},
     mcp: resolveMcpConfig(file.mcpServers, file.mcp),
     checkpoints: file.checkpoints?.enabled ?? true,
+    agents: file.agents ?? {},
+    defaultAgent: file.defaultAgent,
   };
 }
 

@@ -14,6 +14,7 @@ import type {
 } from '@arbor/protocol';
 import type { GateDecision, GateHookVerdict, GateRequest, ToolGate } from '../agent/toolGate.js';
 import { isProtectedPath } from '../tools/workspace/confinement.js';
+import { agentAsksAlways } from '../agents/turnProfile.js';
 import {
   decideCall,
   grantsApply,
@@ -140,7 +141,8 @@ export function createPermissionGate(options: PermissionGateOptions): ToolGate {
     const rule = rules && !rules.empty ? rules.decide(tool.name, subjectOfCall()) : undefined;
     const traits: CallTraits = {
       category,
-      alwaysAsk: alwaysAsk.has(tool.name),
+      // The config's list for every turn, the agent profile's hitlTools for its turns.
+      alwaysAsk: alwaysAsk.has(tool.name) || agentAsksAlways(turn, tool.name),
       protectedPath:
         target !== undefined && isProtectedPath(turn.workspaceRoot, target, options.dataDir),
       ...(rule && { rule: rule.effect }),
@@ -202,6 +204,7 @@ export function createPermissionGate(options: PermissionGateOptions): ToolGate {
         category,
         reason: askReason(tool.name, traits, mode, rule, request.hook),
         ...(suggested !== undefined && { suggestedRule: suggested }),
+        ...(request.injectedArgs && { injectedArgs: request.injectedArgs }),
       },
       {
         signal: request.signal,

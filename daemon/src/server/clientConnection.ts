@@ -393,10 +393,13 @@ export class ClientConnection implements EventSubscriber, ClientPeer {
         if (sendingTrace) return;
         sendingTrace = true;
         try {
+          // A traced message may carry a secret we know, the token of an initialize among
+          // them (lifecycle.md#lifecycle-logtrace-no-secrets).
+          const verbose = data && daemonSecrets.redact(data);
           void this.connection
             .sendNotification(Methods.LogTrace.method, {
-              message,
-              ...(data && { verbose: data }),
+              message: daemonSecrets.redact(message),
+              ...(verbose && { verbose }),
             } satisfies LogTraceParams)
             .catch(() => undefined);
         } finally {

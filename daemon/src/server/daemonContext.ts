@@ -3,6 +3,7 @@
  * and the capabilities this daemon advertises.
  */
 import type { BudgetLimitsByKind, DaemonCapabilities } from '@arbor/protocol';
+import type { AgentProfiles } from '../agents/agentProfiles.js';
 import type { Logger } from '../logging/logger.js';
 import type { SessionManager } from '../session/sessionManager.js';
 import type { ToolCatalogueSource } from '../tools/catalogue.js';
@@ -31,6 +32,8 @@ export interface DaemonContext {
   checkpoints?: boolean;
   /** Sessions have slash commands and skills and serve commands/list (`capabilities.commands`). */
   commands?: boolean;
+  /** Agent profiles: agents/list is served and session/new takes `agent` (`capabilities.agents`). */
+  agents?: AgentProfiles;
 }
 
 export function daemonCapabilities(context: DaemonContext): DaemonCapabilities {
@@ -44,6 +47,7 @@ export function daemonCapabilities(context: DaemonContext): DaemonCapabilities {
     ...(context.tools && { tools: {}, questions: {} }),
     ...(context.checkpoints && { checkpoints: {} }),
     ...(context.commands && { commands: {} }),
+    ...(context.agents && { agents: {} }),
     maxMessageBytes: context.maxMessageBytes,
     ...(context.budgetLimits && { budgets: { limits: context.budgetLimits } }),
     ...(context.approvalTimeoutMs !== undefined && {

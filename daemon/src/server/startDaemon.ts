@@ -25,6 +25,8 @@ import { SessionManager } from '../session/sessionManager.js';
 import type { Store } from '../store/index.js';
 import { limitsByKind } from '../agent/budgetLimits.js';
 import { CommandCatalogue } from '../commands/commandCatalogue.js';
+import { AgentProfiles } from '../agents/agentProfiles.js';
+import { checkConfigAgents } from '../agents/checkConfigAgents.js';
 import { clientIdAllocator, type DaemonContext } from './daemonContext.js';
 import { formatAddress, parseListenAddress } from './listenAddress.js';
 import { serveSocket } from './socketTransport.js';
@@ -83,6 +85,7 @@ export async function createDaemonContext(options: DaemonOptions): Promise<{
       `alwaysAsk names unknown tools: ${unknown.join(', ')} (known: ${DAEMON_TOOL_NAMES.join(', ')})`,
     );
   }
+  checkConfigAgents(config);
   if (hasRules(config.permissions)) {
     // Loaded only for a config with rules: a bad one is a startup error naming it.
     const { checkUserRules } = await import('../permissions/rules/index.js');
@@ -104,9 +107,11 @@ export async function createDaemonContext(options: DaemonOptions): Promise<{
     // The user's own commands/ and skills/ live in the data dir (~/.arbor by default).
     const commands = new CommandCatalogue(config.dataDir);
     const agent = lazyAgent(options, store, commands);
+    const agents = new AgentProfiles(config.agents, config.defaultAgent);
     const sessions = new SessionManager({
       store,
       commands,
+      agents,
       turnRunner: agent.turnRunner,
       toolsets: agent.toolsets,
       approvalTimeoutMs: config.approvalTimeoutMs,
@@ -135,6 +140,7 @@ export async function createDaemonContext(options: DaemonOptions): Promise<{
       tools: agent.tools,
       checkpoints: config.checkpoints,
       commands: true,
+      agents,
     };
     return {
       context,

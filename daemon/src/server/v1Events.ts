@@ -2,7 +2,7 @@
  * Enum values added after protocol 1 reach only clients that opted in with
  * `capabilities.openEnums` (versioning.md#versioning-new-values-gated); every
  * other client gets the v1 value the spec names as their stand-in: stopReason
- * `max_tokens` → `end_turn`, node kinds `compaction` and `hook` → `tool`, approval
+ * `max_tokens` → `end_turn`, node kinds `compaction`, `hook` and `planner` → `tool`, approval
  * decision `allowAlways` → `allowForSession`. The store
  * and the replay log keep the real value: the mapping is per connection.
  */
@@ -28,7 +28,11 @@ function isV1StopReason(reason: StopReason): reason is V1StopReason {
 }
 
 /** Node kinds after protocol 1 and their v1 stand-ins. */
-const V1_NODE_KIND: Readonly<Record<string, NodeKind>> = { compaction: 'tool', hook: 'tool' };
+const V1_NODE_KIND: Readonly<Record<string, NodeKind>> = {
+  compaction: 'tool',
+  hook: 'tool',
+  planner: 'tool',
+};
 
 /** The event as this client may receive it. */
 export function eventForClient(

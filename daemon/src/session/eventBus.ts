@@ -26,6 +26,11 @@ export type SessionEventLog = Pick<
   'appendEvent' | 'eventsSince' | 'lastSeq' | 'takeDropped'
 >;
 
+export type StoredForm = (
+  method: string,
+  params: Readonly<Record<string, unknown>>,
+) => Readonly<Record<string, unknown>>;
+
 export interface EventSubscriber {
   readonly clientId: string;
   /** `replayed`: sent on release, because the client asked for it by attaching. */
@@ -63,7 +68,12 @@ export class EventBus {
     return this.seq;
   }
 
-  emit(descriptor: NotificationDescriptor, params: object): SessionEvent {
+  /**
+   * `stored`: the event's form for the log when it differs from what clients
+   * get (an agent profile's data policy, agents/dataPolicy.ts): a replay
+   * then shows what was kept.
+   */
+  emit(descriptor: NotificationDescriptor, params: object, stored?: StoredForm): SessionEvent {
     // A commit that failed even into the disk reserve dropped events this bus numbered
     // (no client got them): continue from the log, so it stays without gaps.
     if (this.log.takeDropped(this.sessionId)) this.seq = this.log.lastSeq(this.sessionId);
@@ -78,7 +88,12 @@ export class EventBus {
     // Stored before anyone sees it: every seq a client holds can be replayed. The append
     // joins the pass's transaction, and a connection commits it before its frames leave.
     // A failed append throws here and leaves no gap in the numbering.
-    this.log.appendEvent(this.sessionId, seq, event.method, event.params);
+    this.log.appendEvent(
+      this.sessionId,
+      seq,
+      event.method,
+      stored ? stored(event.method, event.params) : event.params,
+    );
     this.seq = seq;
     for (const feed of this.feeds.values()) {
       if (feed.held) feed.held.push(event);

@@ -47,6 +47,9 @@ import { SessionCheckpoints } from '../checkpoints/sessionCheckpoints.js';
 import type { TurnToolsProvider } from '../tools/toolset.js';
 import type { CommandCatalogue } from '../commands/commandCatalogue.js';
 import { SessionCommands } from '../commands/sessionCommands.js';
+import type { AgentProfiles } from '../agents/agentProfiles.js';
+import type { NamedAgentProfile } from '../agents/agentProfile.js';
+import { TurnDataPolicy } from '../agents/dataPolicy.js';
 import { asClientPeer, type ClientPeer } from './clientPeer.js';
 import { acceptedModel } from './sessionModel.js';
 
@@ -64,6 +67,8 @@ export interface SessionDeps {
   checkpoints?: { dataDir: string; gitPath?: string };
   /** Slash commands and skills (commands.md); absent: chat/send texts go to the model as typed. */
   commands?: CommandCatalogue;
+  /** Agent profiles (agents/); absent: a session naming one cannot run a turn. */
+  agents?: AgentProfiles;
   /** Saves an "always allow" rule for a workspace (approvals.md#rules-allow-always); false: not saved. */
   saveRule?(workspaceRoot: string, rule: string): boolean;
   /**
@@ -88,6 +93,15 @@ interface RunningTurn {
   whenEnded: Promise<void>;
   /** Why the store stopped taking the turn's events (a full disk): the turn ends with it. */
   storageFailure?: string;
+  /** The agent profile's data policy: what of the turn is stored (agents/dataPolicy.ts); undefined: all. */
+  dataPolicy?: TurnDataPolicy;
+  /**
+   * The test script and its budgets as the turn was accepted: a setScript that
+   * comes before the runner starts is for the next turns, not this one
+   * (appendix-scripted-provider.md#appendix-scripted-provider-set-session).
+   */
+  script: Script | undefined;
+  scriptBudgets: Partial<Record<BudgetKind, number>> | undefined;
   markEnded(): void;
 }
 
@@ -340,6 +354,8 @@ export class Session {
       newTitle: this.info.title !== titleBefore ? this.info.title : undefined,
       ended: false,
       whenEnded: new Promise<void>((resolve) => (markEnded = resolve)),
+      script: this.script,
+      scriptBudgets: this.scriptBudgets,
       markEnded: () => markEnded(),
     };
     this.running = running;
@@ -481,8 +497,9 @@ export class Session {
       const { state } = params as unknown as SessionEventParams<typeof Methods.SessionState>;
       this.info.state = state;
     }
+    const policy = this.running?.dataPolicy;
     try {
-      this.bus.emit(descriptor, params);
+      this.bus.emit(descriptor, params, policy && ((m, p) => policy.event(m, p)));
     } catch (error) {
       // The store refused the event (disk full, I/O error): no client gets it, and
       // the turn stops, with that reason, rather than taking the daemon down.
@@ -553,6 +570,9 @@ export class Session {
       if (abort.signal.aborted) throw new Error('cancelled before start');
       await this.restoring;
       const runner = await this.deps.turnRunner();
+      const agent = this.agentOfTurn();
+      // From here on the turn's events are stored in the policy's form (clients get them whole).
+      running.dataPolicy = TurnDataPolicy.of(agent.agent);
       result = await runner.run({
         sessionId: this.id,
         turnId,
@@ -561,8 +581,9 @@ export class Session {
         ...(commandInput && { skills: commandInput.skills }),
         workspaceRoot: this.info.workspaceRoot,
         model: this.info.model,
-        script: this.script,
-        ...(this.scriptBudgets && { budgets: this.scriptBudgets }),
+        ...agent,
+        script: running.script,
+        ...(running.scriptBudgets && { budgets: running.scriptBudgets }),
         ...(lowerBudgets && { lowerBudgets }),
         permissionMode: () => this.info.permissionMode,
         history,
@@ -608,10 +629,36 @@ export class Session {
           // Writing into the disk reserve: the parts repeat the answer's text, and the
           // reserve must keep room for the turn's idle event after the commit.
           parts: running.storageFailure === undefined,
+          ...(running.dataPolicy && { policy: running.dataPolicy }),
         });
     // The client must not believe in an answer that is not stored.
     if (notStored !== undefined) [stopReason, errorMessage] = ['error', notStored];
     this.endTurn(running, stopReason, usage, errorMessage);
+  }
+
+  /**
+   * The session's profile as tools/list shows its turns' tools; undefined when
+   * it runs with none, or with one that can no longer be used (its next turn
+   * then fails, saying why).
+   */
+  agentProfile(): NamedAgentProfile | undefined {
+    try {
+      return this.agentOfTurn().agent;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The session's profile, read again for each turn (a workspace file may
+   * have changed). One that can no longer be used fails the turn: running
+   * without it would drop what it narrows (tools, approvals, budgets).
+   */
+  private agentOfTurn(): { agent?: NamedAgentProfile } {
+    const name = this.info.agent;
+    if (name === undefined) return {};
+    if (!this.deps.agents) throw new Error(`this daemon has no agent profiles (agent "${name}")`);
+    return { agent: this.deps.agents.resolve(this.info.workspaceRoot, name) };
   }
 
   /** The turn's one idle event (turns.md#turns-exactly-once). */
@@ -648,11 +695,17 @@ export class Session {
     usage: Usage,
     byModel: readonly ModelCost[],
     error: string | undefined,
-    keep: { parts: boolean },
+    keep: { parts: boolean; policy?: TurnDataPolicy },
   ): string | undefined {
-    const tree = result?.tree ?? { version: 1 as const, nodes: [...this.liveTree.values()] };
+    const { policy } = keep;
+    const liveTree = result?.tree ?? { version: 1 as const, nodes: [...this.liveTree.values()] };
+    // What the agent profile's data policy keeps (agents/dataPolicy.ts), and what it says it left out.
+    const tree = policy ? policy.tree(liveTree) : liveTree;
+    const parts = policy ? policy.parts(this.liveTranscript.parts) : this.liveTranscript.parts;
     const cost = this.liveTranscript.costSummary;
-    const attempt = (assistantText: string, why: string | undefined): string | undefined => {
+    const attempt = (answer: string, why: string | undefined): string | undefined => {
+      const assistantText = policy ? policy.text(answer) : answer;
+      const omitted = policy?.omitted() ?? [];
       try {
         this.deps.store.commitTurn({
           turnId,
@@ -661,8 +714,8 @@ export class Session {
           assistantText: daemonSecrets.redact(assistantText),
           tree: daemonSecrets.redactDeep(tree),
           // The fallback without the answer's text drops its parts too: they hold the same text.
-          ...(why === undefined &&
-            keep.parts && { parts: daemonSecrets.redactDeep(this.liveTranscript.parts) }),
+          ...(why === undefined && keep.parts && { parts: daemonSecrets.redactDeep(parts) }),
+          ...(omitted.length > 0 && { omitted }),
           ...(cost && { cost }),
           usage,
           byModel,

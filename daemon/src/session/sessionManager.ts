@@ -16,6 +16,7 @@ import { StoreError } from '../store/storeError.js';
 import type { StoreCommits } from '../store/passTransaction.js';
 import { Session, type SessionDeps } from './session.js';
 import { acceptedModel } from './sessionModel.js';
+import { AgentProfileError } from '../agents/agentProfiles.js';
 
 export type NewSessionParams = ParamsOf<typeof Methods.SessionNew>;
 export type ListSessionsParams = ParamsOf<typeof Methods.SessionList>;
@@ -61,8 +62,10 @@ export class SessionManager {
 
   create(params: NewSessionParams): Session {
     const workspaceRoot = checkWorkspaceRoot(params.workspaceRoot);
+    const agent = this.agentFor(workspaceRoot, params.agent);
     const stored = this.deps.store.createSession({
       ...params,
+      ...(agent !== undefined && { agent }),
       ...(params.model !== undefined && { model: acceptedModel(params.model) }),
       workspaceRoot,
       sessionId: this.newSessionId(),
@@ -73,6 +76,24 @@ export class SessionManager {
     this.live.set(session.id, session);
     this.touch(session.id);
     return session;
+  }
+
+  /**
+   * The profile a new session runs with: the one named, else the config's
+   * default; -32602 naming it (and the known ones) when it cannot be used.
+   */
+  private agentFor(workspaceRoot: string, named: string | undefined): string | undefined {
+    const { agents } = this.deps;
+    const name = named ?? agents?.defaultAgent;
+    if (name === undefined) return undefined;
+    if (!agents)
+      throw rpcErrors.invalidParams(`this daemon has no agent profiles (agent "${name}")`);
+    try {
+      return agents.resolve(workspaceRoot, name).name;
+    } catch (error) {
+      if (error instanceof AgentProfileError) throw rpcErrors.invalidParams(error.message);
+      throw error;
+    }
   }
 
   /** The session in memory, loading it from the store (a session of an earlier run) if needed. */
@@ -223,7 +244,8 @@ export class SessionManager {
   }
 }
 
-function checkWorkspaceRoot(path: string): string {
+/** An absolute path of an existing directory, normalized; else -33009 InvalidWorkspaceRoot. */
+export function checkWorkspaceRoot(path: string): string {
   if (!isAbsolute(path))
     throw rpcErrors.invalidWorkspaceRoot(`workspaceRoot must be an absolute path`);
   const normalized = resolve(path);

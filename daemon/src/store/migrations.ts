@@ -212,6 +212,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX approvals_by_session ON approvals (session_id, id);
     `,
   },
+  {
+    version: 11,
+    description: "each session's agent profile (session/new agent, protocol 1.1)",
+    sql: `
+      ALTER TABLE sessions ADD COLUMN agent TEXT;  -- the profile's name; NULL: none, or before version 11
+    `,
+  },
+  {
+    version: 12,
+    description: "what an agent profile's data policy kept out of a turn's message (protocol 1.1)",
+    sql: `
+      ALTER TABLE messages ADD COLUMN omitted TEXT;  -- JSON OmittedData[]; NULL: all kept, or before version 12
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

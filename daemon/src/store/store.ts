@@ -33,6 +33,7 @@ import {
   type ExecutionTreeSnapshot,
   type MessageStatus,
   type ModelCost,
+  type OmittedData,
   type PermissionMode,
   type PlanEntry,
   type SessionInfo,
@@ -131,6 +132,8 @@ export interface TurnCommit {
   byModel: readonly ModelCost[];
   /** With stopReason `error`: the message shown to the user. */
   error?: string;
+  /** What the agent profile's data policy kept out of the turn (sessions.md#stored-omitted); absent: nothing. */
+  omitted?: readonly OmittedData[];
   /** Tool results to keep as `tool` messages, stored before the assistant message. */
   toolMessages?: readonly { content: string; providerFields?: unknown }[];
 }
@@ -214,6 +217,8 @@ interface SessionRow {
   permission_mode: PermissionMode;
   chat_context: string;
   model: string | null;
+  /** NULL: none, or stored before version 11. */
+  agent: string | null;
   created_at: string;
   updated_at: string;
   running: 0 | 1;
@@ -244,6 +249,8 @@ interface MessageRow {
   snapshot: string | null;
   parts: string | null;
   cost: string | null;
+  /** NULL: everything was kept, or stored before version 12. */
+  omitted: string | null;
 }
 
 interface UsageRow {
@@ -315,8 +322,8 @@ export class Store {
     const p = (source: string) => db.prepare(source);
     this.sql = {
       insertSession:
-        p(`INSERT INTO sessions (id, workspace_root, title, permission_mode, chat_context, model, created_at, updated_at)
-                        VALUES (@id, @workspaceRoot, @title, @permissionMode, @chatContext, @model, @createdAt, @updatedAt)`),
+        p(`INSERT INTO sessions (id, workspace_root, title, permission_mode, chat_context, model, agent, created_at, updated_at)
+                        VALUES (@id, @workspaceRoot, @title, @permissionMode, @chatContext, @model, @agent, @createdAt, @updatedAt)`),
       getSession: p(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.id = ?`),
       updateSession: p(`UPDATE sessions SET title = coalesce(@title, title),
                           permission_mode = coalesce(@permissionMode, permission_mode),
@@ -351,8 +358,8 @@ export class Store {
         `SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?`,
       ).pluck(),
       insertMessage:
-        p(`INSERT INTO messages (id, session_id, turn_id, seq, role, content, provider_fields, created_at, parts)
-                        VALUES (@id, @sessionId, @turnId, @seq, @role, @content, @providerFields, @createdAt, @parts)`),
+        p(`INSERT INTO messages (id, session_id, turn_id, seq, role, content, provider_fields, created_at, parts, omitted)
+                        VALUES (@id, @sessionId, @turnId, @seq, @role, @content, @providerFields, @createdAt, @parts, @omitted)`),
       insertTree: p(`INSERT INTO trees (message_id, snapshot) VALUES (?, ?)`),
       insertUsage:
         p(`INSERT INTO turn_usage (turn_id, provider, model, calls, input_tokens, output_tokens,
@@ -361,7 +368,7 @@ export class Store {
                         @cachedInputTokens, @cacheWriteInputTokens, @reasoningTokens, @cost)`),
       usageOfTurn: p(`SELECT * FROM turn_usage WHERE turn_id = ? ORDER BY rowid`),
       messagesOf: p(`SELECT m.id, m.turn_id, m.role, m.content, m.created_at, m.provider_fields,
-                       m.parts, t.status, t.usage, t.cost, tr.snapshot
+                       m.parts, m.omitted, t.status, t.usage, t.cost, tr.snapshot
                      FROM messages m JOIN turns t ON t.id = m.turn_id LEFT JOIN trees tr ON tr.message_id = m.id
                      WHERE m.session_id = ? ORDER BY m.seq`),
       historyOf:
@@ -402,6 +409,7 @@ export class Store {
         permissionMode: params.permissionMode,
         chatContext: JSON.stringify(params.chatContext),
         model: params.model ?? null,
+        agent: params.agent ?? null,
         createdAt: at,
         updatedAt: at,
       }),
@@ -549,6 +557,7 @@ export class Store {
         commit.assistantText,
         commit.providerFields,
         commit.parts,
+        commit.omitted,
       );
       this.sql.insertTree.run(message.id, tree);
       for (const entry of commit.byModel) {
@@ -573,6 +582,7 @@ export class Store {
         usage: commit.usage,
         ...(commit.parts && { parts: [...commit.parts] }),
         ...(commit.cost && { cost: commit.cost }),
+        ...(commit.omitted && { omitted: [...commit.omitted] }),
       };
     });
   }
@@ -937,6 +947,7 @@ export class Store {
     content: string,
     providerFields: unknown,
     parts?: readonly StoredPart[],
+    omitted?: readonly OmittedData[],
   ): StoredMessage {
     const message: StoredMessage = {
       id: randomUUID(),
@@ -951,6 +962,7 @@ export class Store {
       seq: this.sql.nextMessageSeq.get(sessionId) as number,
       providerFields: providerFields === undefined ? null : JSON.stringify(providerFields),
       parts: parts === undefined ? null : JSON.stringify(parts),
+      omitted: omitted === undefined || omitted.length === 0 ? null : JSON.stringify(omitted),
     });
     return message;
   }
@@ -998,6 +1010,7 @@ function toSessionInfo(row: SessionRow): SessionInfo {
     permissionMode: row.permission_mode,
     chatContext: JSON.parse(row.chat_context) as SessionInfo['chatContext'],
     ...(row.model !== null ? { model: row.model } : {}),
+    ...(row.agent !== null ? { agent: row.agent } : {}),
     // What the store knows; the session manager overlays live state (requires_action).
     state: row.running ? 'running' : 'idle',
     createdAt: row.created_at,
@@ -1021,6 +1034,7 @@ function toStoredMessage(row: MessageRow): StoredMessage {
     ...(row.role === 'assistant' && row.cost !== null
       ? { cost: JSON.parse(row.cost) as StoredTurnCost }
       : {}),
+    ...(row.omitted !== null ? { omitted: JSON.parse(row.omitted) as OmittedData[] } : {}),
   };
 }
 

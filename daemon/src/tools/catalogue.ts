@@ -8,6 +8,8 @@
  *
  * Loaded with the agent (lazyToolCatalogue): it imports the workspace tools.
  */
+import type { NamedAgentProfile } from '../agents/agentProfile.js';
+import { turnTools } from '../agents/turnProfile.js';
 import { tmpdir } from 'node:os';
 import type {
   ChatContext,
@@ -17,6 +19,7 @@ import type {
   ToolsListResult,
 } from '@arbor/protocol';
 import { RUN_SUBTASK, runSubtaskTool } from '../agent/subtaskTools.js';
+import { RUN_SUBTASKS } from '../agent/parallelSubtasks/runSubtasks.js';
 import { decideCall, knownCategory } from '../permissions/permissionMatrix.js';
 import type { PermissionRules, RuleSet } from '../permissions/rules/index.js';
 import { askUserTool } from './askUser.js';
@@ -39,9 +42,9 @@ export const AGENT_TOOLS: readonly Tool[] = [
 
 /**
  * Calls the agent loop carries out itself, never through the permission gate
- * (loop.ts runOneCall): run_subtask starts a loop whose own calls are gated.
+ * (loop.ts runOneCall): run_subtask and run_subtasks start loops whose own calls are gated.
  */
-const UNGATED: ReadonlySet<string> = new Set([RUN_SUBTASK]);
+const UNGATED: ReadonlySet<string> = new Set([RUN_SUBTASK, RUN_SUBTASKS]);
 
 export function passesPermissionGate(tool: Tool): boolean {
   return !UNGATED.has(tool.name);
@@ -105,6 +108,8 @@ export interface SessionToolsQuery {
   permissionMode: PermissionMode;
   /** The requesting client: the one whose client tools its turns would get. */
   sender: ToolSender | undefined;
+  /** The session's agent profile: its turns get only its tools, and its hitlTools ask. */
+  agent?: NamedAgentProfile;
 }
 
 export class ToolCatalogue {
@@ -140,11 +145,14 @@ export class ToolCatalogue {
     } catch (error) {
       rulesError = (error as Error).message;
     }
-    const tools = composeTurnTools(this.extraTools, sessionTools).map((tool) =>
-      describeTool(
-        tool,
-        rulesError === undefined ? this.permissionOf(tool, query.permissionMode, rules) : 'block',
-      ),
+    const tools = turnTools(query.agent, composeTurnTools(this.extraTools, sessionTools)).map(
+      (tool) =>
+        describeTool(
+          tool,
+          rulesError === undefined
+            ? this.permissionOf(tool, query.permissionMode, rules, query.agent)
+            : 'block',
+        ),
     );
     const servers = toolsets.serversOf(query.sessionId);
     return {
@@ -163,12 +171,14 @@ export class ToolCatalogue {
     tool: Tool,
     mode: PermissionMode,
     rules: RuleSet | undefined,
+    agent: NamedAgentProfile | undefined,
   ): ToolPermission {
     if (!passesPermissionGate(tool)) return 'run';
     const rule = rules?.decide(tool.name, undefined);
     const verdict = decideCall(mode, {
       category: knownCategory(tool.category),
-      alwaysAsk: this.alwaysAsk.has(tool.name),
+      alwaysAsk:
+        this.alwaysAsk.has(tool.name) || (agent?.profile.hitlTools.includes(tool.name) ?? false),
       protectedPath: false,
       ...(rule && { rule: rule.effect }),
     });

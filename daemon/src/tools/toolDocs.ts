@@ -361,6 +361,22 @@ export const BUILTIN_TOOL_DOCS: Readonly<Record<string, ToolDoc>> = {
 };
 
 /** finish_subtask is not a Tool of any belt: the loop offers its definition in structured subtasks. */
+/** run_subtasks, offered only with an agent profile that allows parallel subagents. */
+export const RUN_SUBTASKS_DOC: ToolDoc = {
+  result:
+    'A JSON array with one entry per job, in the order of `jobs`: `{"ok":true,"result":…}` with the job’s text, or with `output_schema` its accepted payload (a JSON value); `{"ok":false,"error":"…"}` with what a failed `run_subtask` would have returned (`The subtask failed: …`, `{"error":"schema_not_satisfied",…}` as text, …). The call is an error result only when every job failed. Each job’s outcome is also stored in shared memory as `task:<id>` (its node’s id). See [subtasks.md](subtasks.md#run-subtasks).',
+  errors: [
+    'More jobs than the profile’s `maxParallelSubagents`: `run_subtasks takes at most <n> jobs; this call has <m>. Nothing ran: split the jobs over several calls.` — no job runs.',
+    'Depth limit: `Depth limit reached: subtasks nest at most <depth> levels deep. Do this work here, without run_subtasks.`',
+    'Per job (an `{"ok":false}` entry, its siblings still run): `tool_names` naming a tool the job may not have: `tool_names must be tools a job may have: <names> are not. Available: <names>.`; an `output_schema` that does not compile; a result that does not satisfy it.',
+  ],
+  notes: [
+    'Offered only when the session’s agent profile sets `allowParallelSubagents`; its schema’s `maxItems` is the profile’s `maxParallelSubagents` (1–7, 3 by default, as below).',
+    'Each job is a subtask: a `subtask` node under the call’s node, counted against the `subtasks` budget; the jobs run concurrently, at most the `parallel` budget at once. A job has the caller’s tools except `run_subtasks` (or the `tool_names` of them, plus the memory tools).',
+    'Not checked by the permission gate itself; every call of a job is, with the session’s mode.',
+  ],
+};
+
 export const FINISH_SUBTASK_DOC: ToolDoc = {
   result:
     '`Result accepted.` — the subtask ends once the calls of this model reply have run, and the payload is its result. A later call in the same subtask gets `The result was already accepted.`',

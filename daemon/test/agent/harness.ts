@@ -11,6 +11,7 @@ import {
   type Usage,
 } from '@arbor/protocol';
 import { z } from 'zod';
+import type { NamedAgentProfile } from '../../src/agents/agentProfile.js';
 import { DEFAULT_BUDGET_LIMITS, type BudgetLimits } from '../../src/agent/budgetLimits.js';
 import { createTurnRunner, type AgentOptions } from '../../src/agent/index.js';
 import type {
@@ -106,6 +107,10 @@ export interface TurnOptions {
   model?: string;
   agent?: Partial<AgentOptions>;
   permissionMode?: PermissionMode;
+  /** The session's agent profile (TurnRequest.agent). */
+  profile?: NamedAgentProfile;
+  /** The session's workspace (default /tmp). */
+  workspaceRoot?: string;
 }
 
 export interface TurnRun {
@@ -144,10 +149,11 @@ export async function runTurn(turnScript: Script, options: TurnOptions = {}): Pr
     sessionId: SESSION_ID,
     turnId: TURN_ID,
     text: options.text ?? 'hello',
-    workspaceRoot: '/tmp',
+    workspaceRoot: options.workspaceRoot ?? '/tmp',
     model: options.model ?? 'scripted:test',
     script: undefined,
     permissionMode: () => options.permissionMode ?? 'auto',
+    ...(options.profile && { agent: options.profile }),
     history: options.history ?? [],
     events: sink,
     signal: options.signal ?? new AbortController().signal,

@@ -125,6 +125,8 @@ describe('store: migrations', () => {
         assert.equal(loaded.messages[1]!.cost, undefined);
         // Before version 8 no plan was kept: none is claimed.
         assert.equal(loaded.plan, undefined);
+        // Before version 11 no agent profile was kept: the session runs with none.
+        assert.equal(loaded.session.agent, undefined);
         assert.deepEqual(store.turnUsage('old-turn'), [
           {
             provider: 'openai',

@@ -13,9 +13,10 @@ import {
 } from '@arbor/protocol';
 import {
   SessionTracker,
-  ToolCatalogue,
   approvalKey,
+  listAgents,
   listCommands,
+  loadToolCatalogue,
   promptKey,
   type ArborClient,
   type SessionView,
@@ -99,6 +100,10 @@ export class ChatController extends Disposable {
         case 'setModel':
           await this.memento.update('arbor.model', message.model);
           return await this.setModel(message.model);
+        case 'setAgent':
+          // Remembered for later new chats, as the model is.
+          await this.memento.update('arbor.agent', message.agent ?? undefined);
+          return await this.newChat(undefined, message.agent);
         case 'approve': {
           const ok = this.#view?.approvals.decide(approvalKey(message), message.decision);
           if (!ok) this.#notice('info', 'That approval is no longer pending.');
@@ -330,7 +335,7 @@ export class ChatController extends Disposable {
       void vscode.window.showInformationMessage('Arbor: open a chat to see its tool servers.');
       return;
     }
-    const catalogue = await ToolCatalogue.load(client, sessionId);
+    const catalogue = await loadToolCatalogue(client, sessionId);
     this.#post({ type: 'tools', tools: catalogue.list(), servers: [...catalogue.servers] });
     if (catalogue.servers.length === 0) {
       void vscode.window.showInformationMessage(
@@ -345,10 +350,14 @@ export class ChatController extends Disposable {
     if (pick && pick.server.status !== 'ready') this.output.show(true);
   }
 
-  async newChat(model?: string): Promise<void> {
+  /**
+   * `agent`: the profile picked for this chat (null: none); undefined: the
+   * one picked last, if the daemon still has it.
+   */
+  async newChat(model?: string, agent?: string | null): Promise<void> {
     this.#requireClient();
-    // An empty current chat is reused, unless a different model is asked for.
-    if (this.#sessionId && this.#turnCount === 0 && model === undefined) {
+    // An empty current chat is reused, unless a different model or agent is asked for.
+    if (this.#sessionId && this.#turnCount === 0 && model === undefined && agent === undefined) {
       this.#post({ type: 'focusComposer' });
       return;
     }
@@ -360,11 +369,13 @@ export class ChatController extends Disposable {
     const settings = readSettings();
     const chosenModel =
       model ?? this.memento.get<string>('arbor.model') ?? (settings.model || undefined);
+    const chosenAgent = await this.#agentForNewChat(root, agent);
     const { session, view } = await this.#tracker!.create({
       workspaceRoot: root,
       permissionMode: this.#view?.permissionMode ?? settings.permissionMode,
       chatContext: { kind: 'editor' },
       ...(chosenModel && { model: chosenModel }),
+      ...(chosenAgent && { agent: chosenAgent }),
     });
     await this.#show(session, view, []);
     await this.#refreshSessions();
@@ -517,6 +528,7 @@ export class ChatController extends Disposable {
     ];
     this.#post(message);
     this.#postModels();
+    void this.#postAgents();
     this.#emitStatus();
     void this.#postTools(session.sessionId);
     void this.#seedCommands(session.sessionId, view);
@@ -543,7 +555,7 @@ export class ChatController extends Disposable {
     const client = this.#client;
     if (!client) return;
     try {
-      const tools = await ToolCatalogue.load(client, sessionId);
+      const tools = await loadToolCatalogue(client, sessionId);
       // A session switch while the list was on its way: that session posts its own.
       if (this.#sessionId === sessionId)
         this.#post({ type: 'tools', tools: tools.list(), servers: [...tools.servers] });
@@ -596,6 +608,38 @@ export class ChatController extends Disposable {
         state: s.state,
       })),
       ...(this.#sessionId !== undefined && { currentId: this.#sessionId }),
+    });
+  }
+
+  /**
+   * The profile a new chat runs with: the one picked now, else the one picked
+   * last while the daemon still lists it (a profile file may have gone), else none.
+   */
+  async #agentForNewChat(root: string, picked: string | null | undefined) {
+    const client = this.#client;
+    if (picked === null || !client?.hasCapability('daemon.agents')) return undefined;
+    if (picked !== undefined) return picked;
+    const remembered = this.memento.get<string>('arbor.agent');
+    if (remembered === undefined) return undefined;
+    const { agents } = await listAgents(client, root).catch(() => ({ agents: [] }));
+    return agents.some((entry) => entry.name === remembered) ? remembered : undefined;
+  }
+
+  /** The agent picker: the profiles of the workspace and the open chat's one. */
+  async #postAgents(): Promise<void> {
+    const client = this.#client;
+    const root = workspaceRoot();
+    if (!client) return;
+    const { agents, errors } = await listAgents(client, root).catch((error: Error) => {
+      this.output.appendLine(`[chat] agents/list failed: ${error.message}`);
+      return { agents: [], errors: undefined };
+    });
+    const current = this.#view?.agent ?? this.#session?.agent;
+    this.#post({
+      type: 'agents',
+      agents,
+      errors: errors ?? [],
+      ...(current !== undefined && { current }),
     });
   }
 

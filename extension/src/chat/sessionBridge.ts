@@ -42,6 +42,7 @@ export function transcriptFromStored(messages: readonly StoredMessage[]): Transc
       const cost = m.cost ? m.cost.cost : root?.cost;
       if (cost !== undefined) turn.cost = cost;
       if (m.cost?.context) turn.context = m.cost.context;
+      if (m.omitted) turn.omitted = m.omitted;
     }
   }
   return [...turns.values()];

@@ -10,6 +10,9 @@
  */
 import { z } from 'zod';
 import {
+  AgentFileError,
+  AgentInfo,
+  AgentName,
   ApprovalDecision,
   ApprovalOutcome,
   ApprovalRequestParams,
@@ -19,6 +22,7 @@ import {
   ExecutionTreeNode,
   ExecutionTreeSnapshot,
   MessageStatus,
+  OmittedData,
   PermissionMode,
   PlanEntry,
   QuestionOutcome,
@@ -67,6 +71,8 @@ export const TranscriptTurn = z.object({
   cost: z.number().nonnegative().nullable().optional(),
   /** How full the model's context window was after this turn (protocol 1.1). */
   context: ContextUse.optional(),
+  /** What the agent profile's data policy did not keep of the turn (protocol 1.1). */
+  omitted: z.array(OmittedData).optional(),
 });
 export type TranscriptTurn = z.infer<typeof TranscriptTurn>;
 
@@ -201,6 +207,16 @@ const hostMessages = [
     /** The session's tool servers (MCP): the view says which are not ready, and why. */
     servers: z.array(ToolServer).optional(),
   }),
+  /**
+   * The agent profiles a new chat may run with (agents/list), the open chat's
+   * one, and profile files of the workspace that cannot be used.
+   */
+  z.object({
+    type: z.literal('agents'),
+    agents: z.array(AgentInfo).max(1000),
+    current: AgentName.optional(),
+    errors: z.array(AgentFileError).max(1000).default([]),
+  }),
   /** The session's slash commands and skills (commands/list, commands/changed): the composer completes `/`. */
   z.object({ type: z.literal('commands'), commands: z.array(CommandInfo).max(1000) }),
   /** Commands run from VS Code that act inside the view. */
@@ -231,6 +247,8 @@ export const WebviewMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('retry'), turnId: IdString, text: z.string().min(1).max(200_000) }),
   z.object({ type: z.literal('setMode'), mode: PermissionMode }),
   z.object({ type: z.literal('setModel'), model: z.string().min(1).max(500) }),
+  /** The agent picker: a new chat with this profile (null: none); a session's agent never changes. */
+  z.object({ type: z.literal('setAgent'), agent: AgentName.nullable() }),
   z.object({
     type: z.literal('approve'),
     turnId: IdString,

@@ -93,6 +93,10 @@ describe('host <-> webview message schemas', () => {
     // Retry of an interrupted turn: the same prompt again.
     assert.equal(parseWebviewMessage({ type: 'retry', turnId: 't', text: 'again' }).ok, true);
     assert.equal(parseWebviewMessage({ type: 'retry', turnId: 't', text: '' }).ok, false);
+    // The agent picker: a profile for a new chat, or none; names as agents/list gives them.
+    assert.equal(parseWebviewMessage({ type: 'setAgent', agent: 'reviewer' }).ok, true);
+    assert.equal(parseWebviewMessage({ type: 'setAgent', agent: null }).ok, true);
+    assert.equal(parseWebviewMessage({ type: 'setAgent', agent: 'Code Reviewer' }).ok, false);
     assert.deepEqual(WebviewMessage.options.map((o) => o.shape.type.value).sort(), [
       'answerQuestion',
       'approve',
@@ -104,6 +108,7 @@ describe('host <-> webview message schemas', () => {
       'restoreCheckpoint',
       'retry',
       'send',
+      'setAgent',
       'setMode',
       'setModel',
       'showChangeDiff',

@@ -42,6 +42,34 @@ describe('chat webview in headless Chromium', function () {
     assert.deepEqual((await h.posted())[0], { type: 'ready' });
   });
 
+  it('draws before its validator loads; what the host sent meanwhile is applied after, in order', async () => {
+    const held = await openWebview({ holdValidator: true });
+    try {
+      // The first paint: the composer is there without the validator (zod, the schemas).
+      assert.equal(await held.page.evaluate(() => 'arborValidator' in window), false);
+      assert.equal(await held.page.locator('textarea.composer-input').count(), 1);
+      await held.send(msg.connection('ready'), msg.session());
+      for (const m of recording.live)
+        await held.page.evaluate((x) => window.postMessage(x, '*'), m);
+      await held.settle();
+      assert.equal(await held.page.locator('.turn').count(), 0, 'nothing applied unvalidated');
+      await held.releaseValidator();
+      assert.equal(await held.page.locator('.turn').count(), 1);
+      assert.deepEqual(
+        await held.page.evaluate(cardOutline, await held.page.locator('.activity').elementHandle()),
+        await (async () => {
+          for (const m of recording.live)
+            await h.page.evaluate((x) => window.postMessage(x, '*'), m);
+          await h.settle();
+          return h.page.evaluate(cardOutline, await h.page.locator('.activity').elementHandle());
+        })(),
+        'the same tree as a webview that validated each message on arrival',
+      );
+    } finally {
+      await held.close();
+    }
+  });
+
   it('replays a recorded turn with parallel subtasks as nested cards', async () => {
     for (const m of recording.live) await h.page.evaluate((x) => window.postMessage(x, '*'), m);
     await h.settle();

@@ -5,7 +5,7 @@
  * deliver host messages as the `message` events VS Code would.
  * Never downloads a browser: /usr/bin/chromium or nothing.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -60,22 +60,38 @@ export interface Harness {
   /** Waits for the next animation frames so the renderer has drawn. */
   settle(): Promise<void>;
   screenshot(name: string): Promise<string>;
+  /** With holdValidator: loads validator.js now. */
+  releaseValidator(): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function openWebview(
   /** `state`: what vscode.getState() returns at load (the state a reloaded webview finds). */
-  options: { width?: number; height?: number; state?: unknown; reducedMotion?: boolean } = {},
+  options: {
+    width?: number;
+    height?: number;
+    state?: unknown;
+    reducedMotion?: boolean;
+    /**
+     * The validator (validator.js, loaded by chat.js after its first paint) stays
+     * away until `releaseValidator()`: what the host sends meanwhile must wait for it.
+     */
+    holdValidator?: boolean;
+  } = {},
 ): Promise<Harness> {
   const work = mkdtempSync(join(tmpdir(), 'arbor-webview-'));
-  const dist = pathToFileURL(join(EXT, 'dist', 'webview')).href;
+  const built = join(EXT, 'dist', 'webview');
+  // Held: chat.js runs from the work dir, where its validator.js is not (yet).
+  if (options.holdValidator) copyFileSync(join(built, 'chat.js'), join(work, 'chat.js'));
+  const dist = pathToFileURL(built).href;
+  const chat = options.holdValidator ? 'chat.js' : `${dist}/chat.js`;
   writeFileSync(join(work, 'theme.css'), THEME);
   writeFileSync(join(work, 'stub.js'), stub(options.state));
   writeFileSync(
     join(work, 'index.html'),
     `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">
 <link rel="stylesheet" href="theme.css"><link rel="stylesheet" href="${dist}/codicon.css"><link rel="stylesheet" href="${dist}/chat.css">
-<script src="stub.js"></script></head><body><script src="${dist}/chat.js"></script></body></html>`,
+<script src="stub.js"></script></head><body><script src="${chat}"></script></body></html>`,
   );
   const context: BrowserContext = await chromium.launchPersistentContext(join(work, 'profile'), {
     executablePath: CHROMIUM,
@@ -98,12 +114,17 @@ export async function openWebview(
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => {
+    // Held, chat.js's own attempt to load the validator fails: expected.
+    if (options.holdValidator && /ERR_FILE_NOT_FOUND/.test(m.text())) return;
     if (m.type() === 'error' || m.type() === 'warning') errors.push(m.text());
   });
   await page.goto(pathToFileURL(join(work, 'index.html')).href);
   await page.waitForFunction(
     () => (window as unknown as { __posted: unknown[] }).__posted.length > 0,
   );
+  // Tests talk to a webview that validates, as the user's does a moment after it opens.
+  if (!options.holdValidator)
+    await page.waitForFunction(() => 'arborValidator' in window, undefined, { timeout: 10_000 });
   const harness: Harness = {
     page,
     async send(...messages) {
@@ -130,6 +151,10 @@ export async function openWebview(
       const file = join(RESULTS, `${name}.png`);
       await page.screenshot({ path: file, fullPage: true });
       return file;
+    },
+    async releaseValidator() {
+      await page.addScriptTag({ url: `${dist}/validator.js` });
+      await harness.settle();
     },
     async close() {
       await context.close();

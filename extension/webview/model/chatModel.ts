@@ -10,11 +10,15 @@
  * renderer takes it once per animation frame and touches only what changed.
  */
 import type {
+  AgentFileError,
+  AgentInfo,
   ApprovalDecision,
   ApprovalRequestParams,
   BudgetExceededParams,
   CommandInfo,
   ContextUse,
+  InstructionsFile,
+  OmittedData,
   PermissionMode,
   PlanEntry,
   QuestionRequestParams,
@@ -23,7 +27,7 @@ import type {
   TurnState,
   Usage,
 } from '@arbor/protocol';
-import { ToolCatalogue, TreeReducer, TurnTranscript } from '@arbor/protocol/client';
+import { ToolCatalogue, TreeReducer, TurnTranscript } from '@arbor/protocol/client/view';
 import type {
   CheckpointAccess,
   ConnectionStatus,
@@ -59,6 +63,8 @@ export interface TurnModel {
   restored: boolean;
   /** The host said the daemon went away during this turn: what the user saw is kept across a reload of the session. */
   interruptedHere?: boolean;
+  /** A stored turn: what the agent profile's data policy did not keep of it. */
+  omitted?: readonly OmittedData[];
 }
 
 export interface ApprovalModel {
@@ -138,6 +144,12 @@ export class ChatModel {
   model: string | undefined;
   /** Picking a model switches the open chat (true) or starts a new one. */
   modelInPlace = false;
+  /** Profiles a new chat may run with (agents/list); picking one starts a new chat. */
+  agents: AgentInfo[] = [];
+  /** The open chat's profile. */
+  agent: string | undefined;
+  /** Profile files of the workspace that cannot be used, shown in the picker's tooltip. */
+  agentErrors: AgentFileError[] = [];
   state: TurnState = 'idle';
   runningTurnId: string | undefined;
   plan: PlanEntry[] = [];
@@ -221,6 +233,12 @@ export class ChatModel {
         this.models = message.models;
         this.model = message.current;
         this.modelInPlace = message.inPlace;
+        this.#dirty.chrome = true;
+        return;
+      case 'agents':
+        this.agents = message.agents;
+        this.agent = message.current;
+        this.agentErrors = message.errors;
         this.#dirty.chrome = true;
         return;
       case 'approvalAdded': {
@@ -382,6 +400,12 @@ export class ChatModel {
     return undefined;
   }
 
+  /** The workspace instructions files the model had in the turn (its turn node's `instructions`). */
+  instructionsOf(turn: TurnModel): readonly InstructionsFile[] {
+    for (const root of turn.tree.roots()) if (root.instructions) return root.instructions;
+    return [];
+  }
+
   /** Session cost so far (null when a turn's price is unknown). */
   /** How full the context window is: as the latest turn that said so left it. */
   contextUse(): ContextUse | undefined {
@@ -518,6 +542,7 @@ export class ChatModel {
     if (stored.usage) turn.usage = stored.usage;
     if (stored.cost !== undefined) turn.cost = stored.cost;
     if (stored.context) turn.context = stored.context;
+    if (stored.omitted) turn.omitted = stored.omitted;
     this.turns.set(turn.turnId, turn);
     this.turnOrder.push(turn.turnId);
   }

@@ -3,7 +3,10 @@ import type {
   ApprovalDecision,
   BudgetExceededParams,
   ExecutionTreeNode,
+  InjectedArgs,
+  InstructionsFile,
   NodeStatus,
+  OmittedData,
   PlanEntry,
 } from '@arbor/protocol';
 import type { QuestionEnd } from '../../src/shared/messages.js';
@@ -55,6 +58,8 @@ export function nodeLabel(node: ExecutionTreeNode): string {
   if (node.kind === 'compaction') return node.title ?? 'Summarizing the earlier conversation';
   // A hook the user configured: its event, and the command it ran (title).
   if (node.kind === 'hook') return `Hook ${node.name}${node.title ? `: ${node.title}` : ''}`;
+  // The agent profile's planner pre-pass: its plan arrives as the session's plan.
+  if (node.kind === 'planner') return node.title ?? 'Planning';
   if (node.title && node.title !== node.name) return `${node.name}: ${node.title}`;
   return node.name;
 }
@@ -137,6 +142,37 @@ const DECISION_LABEL: Record<ApprovalDecision, string> = {
 };
 export function decisionLabel(decision: ApprovalDecision): string {
   return DECISION_LABEL[decision];
+}
+
+/** "Instructions: AGENTS.md, api/AGENTS.md (cut)": what the workspace told the model this turn. */
+export function instructionsText(files: readonly InstructionsFile[]): string | undefined {
+  if (files.length === 0) return undefined;
+  return `Instructions: ${files.map((file) => `${file.path}${file.truncated ? ' (cut)' : ''}`).join(', ')}`;
+}
+
+const OMITTED_LABEL: Record<OmittedData, string> = {
+  text: 'the answer',
+  toolCalls: 'tool arguments',
+  toolResults: 'tool results',
+};
+
+/** What a reloaded turn lacks because the agent's data policy did not keep it. */
+export function omittedText(omitted: readonly OmittedData[]): string | undefined {
+  const known = omitted.filter((kind) => Object.hasOwn(OMITTED_LABEL, kind));
+  if (known.length === 0) return undefined;
+  return `Not kept by the agent's data policy: ${known.map((kind) => OMITTED_LABEL[kind]).join(', ')}.`;
+}
+
+/** The injected arguments of a call as `name: value` lines, in the order the model gave them. */
+export function injectedArgsText(args: InjectedArgs | undefined): string | undefined {
+  const entries = Object.entries(args ?? {});
+  if (entries.length === 0) return undefined;
+  return entries.map(([name, value]) => `${name}: ${value}`).join('\n');
+}
+
+/** How an asked call was decided, for its card; a refusal is the header's outcome (deniedText). */
+export function approvalText(node: ExecutionTreeNode): string | undefined {
+  return node.approval === 'approved' ? 'approved' : undefined;
 }
 
 /** Write and edit approvals can show a diff; the host decides whether it can build one. */

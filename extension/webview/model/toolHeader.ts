@@ -4,7 +4,7 @@
  * `Edit REVIEW.md +5 −0`, `Run npm test · exit 1`). Pure: unit-tested in Node.
  */
 import type { DecidingRule, ExecutionTreeNode } from '@arbor/protocol';
-import type { ToolCatalogue } from '@arbor/protocol/client';
+import type { ToolCatalogue } from '@arbor/protocol/client/view';
 import { editOf, lineCount } from './editDiff.js';
 
 export interface ToolHeader {

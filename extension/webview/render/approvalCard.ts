@@ -8,7 +8,7 @@
 import type { ApprovalDecision, ApprovalRequestParams } from '@arbor/protocol';
 import type { ApprovalModel } from '../model/chatModel.js';
 import { editOf } from '../model/editDiff.js';
-import { canShowDiff, decisionLabel, previewJson } from '../model/format.js';
+import { canShowDiff, decisionLabel, injectedArgsText, previewJson } from '../model/format.js';
 import { diffView } from './diffView.js';
 import { h, icon } from './dom.js';
 
@@ -80,6 +80,7 @@ export function approvalCard(approval: ApprovalModel, actions: ApprovalActions):
         ),
       )
     : request.args;
+  const injected = injectedArgsText(request.injectedArgs);
   const hasRest =
     rest !== undefined && (typeof rest !== 'object' || Object.keys(rest ?? {}).length > 0);
 
@@ -103,6 +104,10 @@ export function approvalCard(approval: ApprovalModel, actions: ApprovalActions):
       h('span', { className: 'badge', text: request.category }),
     ),
     request.reason ? h('div', { className: 'approval-reason', text: request.reason }) : null,
+    // What the agent profile asked the model to say with the call (a reason), for the user to weigh.
+    injected !== undefined
+      ? h('pre', { className: 'approval-injected', text: injected, attrs: { tabindex: '-1' } })
+      : null,
     edit ? diffView(edit) : null,
     command !== undefined
       ? h('pre', { className: 'approval-command', text: command, attrs: { tabindex: '-1' } })

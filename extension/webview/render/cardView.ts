@@ -7,8 +7,10 @@
  * no DOM at all. The item itself takes the keyboard (see treeKeys.ts).
  */
 import type { ExecutionTreeNode } from '@arbor/protocol';
-import { progressText, type ToolCatalogue } from '@arbor/protocol/client';
+import { progressText, type ToolCatalogue } from '@arbor/protocol/client/view';
 import {
+  approvalText,
+  injectedArgsText,
   STATUS_ICON,
   STATUS_LABEL,
   formatCost,
@@ -25,6 +27,8 @@ export interface CardBody {
   readonly el: HTMLElement;
   readonly approvals: HTMLElement;
   readonly args: HTMLElement;
+  /** The injected arguments the model gave with the call (an agent profile's `injectedToolArgs`). */
+  readonly injected: HTMLElement;
   /** What the running tool writes, live (a command's output). */
   readonly output: HTMLElement;
   readonly result: HTMLElement;
@@ -123,6 +127,7 @@ export class CardView {
     const meta = [
       progressText(node) ?? '',
       ruleText(node) ?? '',
+      approvalText(node) ?? '',
       formatDuration(node.durationMs),
       node.cost !== undefined ? formatCost(node.cost) : '',
     ]
@@ -144,6 +149,7 @@ export class CardView {
     if (this.body) return this.body;
     const approvals = h('div', { className: 'card-approvals' });
     const args = h('div', { className: 'preview preview-args' });
+    const injected = h('div', { className: 'preview preview-injected' });
     const output = h('div', { className: 'preview preview-output' });
     const result = h('div', { className: 'preview preview-result' });
     const children = h('div', { className: 'card-children', attrs: { role: 'group' } });
@@ -153,13 +159,14 @@ export class CardView {
       { className: 'card-body', attrs: { id: this.#bodyId } },
       approvals,
       args,
+      injected,
       output,
       result,
       children,
       text,
     );
     el.hidden = !this.expanded;
-    this.body = { el, approvals, args, output, result, children, text };
+    this.body = { el, approvals, args, injected, output, result, children, text };
     this.el.append(el);
     this.#updatePreviews(node);
     return this.body;
@@ -181,6 +188,8 @@ export class CardView {
   #updatePreviews(node: ExecutionTreeNode): void {
     const body = this.body!;
     preview(body.args, 'Arguments', node.argsPreview);
+    // What the agent profile had the model say with the call (a reason): not the tool's arguments.
+    preview(body.injected, 'Given with the call', injectedArgsText(node.injectedArgs));
     preview(body.output, node.status === 'running' ? 'Output (live)' : 'Output', node.output);
     // A denial's result is the message meant for the model; the header already says what happened.
     const denied = deniedText(node) !== undefined;

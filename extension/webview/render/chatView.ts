@@ -21,6 +21,7 @@ import { h, icon, setAttr, setText } from './dom.js';
 import { syncFlow } from './flowView.js';
 import { HistoryView } from './historyView.js';
 import { ModePicker } from './modePicker.js';
+import { AgentPicker } from './agentPicker.js';
 import { CommandMenu } from './commandMenu.js';
 import { focusQuestionCard, questionCard, updateQuestionCard } from './questionCard.js';
 import { attachTreeKeys, ensureTabStop } from './treeKeys.js';
@@ -71,6 +72,7 @@ export class ChatView {
   readonly #commands: CommandMenu;
   readonly #mode: ModePicker;
   readonly #modelPicker: HTMLSelectElement;
+  readonly #agentPicker: AgentPicker;
   readonly #send: HTMLButtonElement;
   readonly #cancel: HTMLButtonElement;
   readonly #cost: HTMLElement;
@@ -161,6 +163,7 @@ export class ChatView {
       this.#modelPicker.value = this.model.model ?? '';
       if (value) this.post({ type: 'setModel', model: value });
     });
+    this.#agentPicker = new AgentPicker((agent) => this.post({ type: 'setAgent', agent }));
     this.#send = h(
       'button',
       {
@@ -200,6 +203,7 @@ export class ChatView {
         'div',
         { className: 'composer-footer' },
         this.#mode.el,
+        this.#agentPicker.el,
         this.#modelPicker,
         this.#cost,
         this.#context,
@@ -398,6 +402,8 @@ export class ChatView {
   /** The turn's changed files and what may be done with them now. */
   #updateChanges(turn: TurnModel, view: TurnView): void {
     const m = this.model;
+    // The turn node's other facts for the user: the instructions the model had, what was not kept.
+    view.setNotes(m.instructionsOf(turn), turn.omitted ?? []);
     view.changes.update({
       changes: m.changesOf(turn),
       canDiff: m.checkpoints.diff,
@@ -734,6 +740,7 @@ export class ChatView {
     setAttr(this.#modelPicker, 'aria-label', picks);
     setAttr(this.#modelPicker, 'title', picks);
     this.#modelPicker.value = m.model ?? '';
+    this.#agentPicker.render(m.agents, m.agent, m.agentErrors);
 
     const usable = conn.status === 'ready' && m.sessionId !== undefined;
     this.#send.disabled = !usable || m.running;

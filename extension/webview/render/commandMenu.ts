@@ -7,7 +7,7 @@
  * daemon expands the command when the text is sent as typed.
  */
 import type { CommandInfo } from '@arbor/protocol';
-import { commandCompletions } from '@arbor/protocol/client';
+import { commandCompletions } from '@arbor/protocol/client/view';
 import { h } from './dom.js';
 
 const MAX_SHOWN = 12;

@@ -5,7 +5,7 @@
  * reloaded turn is drawn by the same call from its stored parts, which is
  * what makes the two DOMs the same.
  */
-import type { FlowItem } from '@arbor/protocol/client';
+import type { FlowItem } from '@arbor/protocol/client/view';
 import { h } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 

@@ -5,7 +5,7 @@
  * disables the card until the daemon says how the question ended; then the
  * card closes to one line that says so.
  */
-import { ANSWER_MAX_CHARS } from '@arbor/protocol';
+import { ANSWER_MAX_CHARS } from '@arbor/protocol/client/view';
 import type { QuestionModel } from '../model/chatModel.js';
 import { questionEndText, quoteAnswer } from '../model/format.js';
 import { h, icon, setAttr, setText } from './dom.js';

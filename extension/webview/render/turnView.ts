@@ -4,8 +4,16 @@
  * answer (the text after the last card), budget, an interruption with Retry,
  * and cost.
  */
+import type { InstructionsFile, OmittedData } from '@arbor/protocol';
 import type { TurnModel } from '../model/chatModel.js';
-import { TURN_STATUS_LABEL, budgetText, formatCost, formatTokens } from '../model/format.js';
+import {
+  TURN_STATUS_LABEL,
+  budgetText,
+  formatCost,
+  formatTokens,
+  instructionsText,
+  omittedText,
+} from '../model/format.js';
 import { CardView } from './cardView.js';
 import { ChangesView, type ChangesActions } from './changesView.js';
 import { h, icon, setText } from './dom.js';
@@ -22,6 +30,8 @@ export class TurnView {
   readonly #answer: HTMLElement;
   readonly #budget: HTMLElement;
   readonly #footer: HTMLElement;
+  readonly #instructions: HTMLElement;
+  readonly #omitted: HTMLElement;
   readonly #interrupted: HTMLElement;
   readonly #interruptedReason: HTMLElement;
   #renderedAnswer = '';
@@ -58,19 +68,39 @@ export class TurnView {
     this.#answer = h('div', { className: 'answer markdown' });
     this.#budget = h('div', { className: 'budget-notices' });
     this.#footer = h('div', { className: 'turn-footer' });
+    this.#instructions = h('div', { className: 'turn-instructions' });
+    this.#omitted = h('div', { className: 'turn-omitted' });
+    this.#instructions.hidden = true;
+    this.#omitted.hidden = true;
     this.changes = new ChangesView(changes);
     this.el = h(
       'article',
       { className: 'turn', attrs: { 'data-turn-id': turnId } },
       this.#user,
+      this.#instructions,
       this.activity,
       this.approvals,
       this.#answer,
       this.changes.el,
       this.#budget,
       this.#interrupted,
+      this.#omitted,
       this.#footer,
     );
+  }
+
+  /** The instructions files the model had (the turn node's `instructions`), and what the store did not keep. */
+  setNotes(instructions: readonly InstructionsFile[], omitted: readonly OmittedData[]): void {
+    const said = instructionsText(instructions);
+    setText(this.#instructions, said ?? '');
+    this.#instructions.hidden = said === undefined;
+    if (said !== undefined)
+      this.#instructions.title = instructions
+        .map((file) => `${file.path}: ${file.chars} characters${file.truncated ? ' (cut)' : ''}`)
+        .join('\n');
+    const lost = omittedText(omitted);
+    setText(this.#omitted, lost ?? '');
+    this.#omitted.hidden = lost === undefined;
   }
 
   /** `retryable`: the latest turn, interrupted, with nothing running. */

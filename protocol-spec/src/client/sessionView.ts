@@ -134,6 +134,7 @@ export class SessionView {
   #permissionMode: PermissionMode | undefined;
   #title: string | undefined;
   #model: string | undefined;
+  #agent: string | undefined;
   #plan: readonly PlanEntry[] = [];
   #commands: readonly CommandInfo[] | undefined;
   /** A plan/update was applied: a plan from session/load is older. */
@@ -179,6 +180,10 @@ export class SessionView {
   }
   get model(): string | undefined {
     return this.#model;
+  }
+  /** The agent profile the session runs with (agents.md#agents-session); fixed at session/new. */
+  get agent(): string | undefined {
+    return this.#agent;
   }
   /** The current turn's execution tree (and its streamed text). */
   get tree(): TreeReducer {
@@ -258,6 +263,7 @@ export class SessionView {
     this.#permissionMode = session.permissionMode;
     this.#title = session.title;
     this.#model = session.model;
+    this.#agent = session.agent;
     if (result.replay === 'events') {
       this.#resyncUntil = result.lastSeq;
       this.#afterProgress();

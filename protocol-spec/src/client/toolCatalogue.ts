@@ -4,12 +4,11 @@
  * its arguments — so a tool card shows what the call is about (the file, the
  * command, the pattern) from the tool's own schema instead of guessing by name.
  * A daemon without the capability gives an empty catalogue: cards fall back
- * to the raw argument preview.
+ * to the raw argument preview. Loaded with loadToolCatalogue (toolsList.ts);
+ * this module has no wire and no schemas (client/view.ts).
  */
 import type { ToolCategory } from '../base.js';
-import { Methods } from '../methods.js';
 import type { ToolInfo, ToolServer } from '../tools.js';
-import type { ArborClient } from './arborClient.js';
 
 export class ToolCatalogue {
   readonly #tools = new Map<string, ToolInfo>();
@@ -19,17 +18,6 @@ export class ToolCatalogue {
   constructor(tools: readonly ToolInfo[] = [], servers: readonly ToolServer[] = []) {
     for (const tool of tools) this.#tools.set(tool.name, tool);
     this.servers = servers;
-  }
-
-  /** The session's toolset (or the built-in tools without a session); empty when the daemon cannot list tools. */
-  static async load(client: ArborClient, sessionId?: string): Promise<ToolCatalogue> {
-    const capability = Methods.ToolsList.capability;
-    if (capability && !client.hasCapability(capability)) return new ToolCatalogue();
-    const { tools, servers } = await client.request(
-      Methods.ToolsList,
-      sessionId === undefined ? {} : { sessionId },
-    );
-    return new ToolCatalogue(tools, servers);
   }
 
   get size(): number {

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { ToolInfo } from '../../src/index.js';
 import { Methods } from '../../src/index.js';
-import { ArborClient, ToolCatalogue } from '../../src/client/index.js';
+import { ArborClient, loadToolCatalogue, ToolCatalogue } from '../../src/client/index.js';
 import { DAEMON_INIT, FakeDaemon } from './fakeDaemon.js';
 
 const tool = (
@@ -71,7 +71,7 @@ describe('ToolCatalogue (tools/list for rendering)', () => {
     }));
     try {
       await client.initialize();
-      const loaded = await ToolCatalogue.load(client, 's_1');
+      const loaded = await loadToolCatalogue(client, 's_1');
       assert.deepEqual(
         loaded.unavailableServers().map((s) => [s.origin, s.status, s.message]),
         [

@@ -23,6 +23,11 @@ export const UNOBSERVABLE_CLIENT: readonly Unobservable[] = [
     why: 'Where a client keeps the token (its own command lines, URLs it opens, its log files) is outside the protocol; the suite sees only that initialize carries the right token (client.lifecycle.token).',
   },
   {
+    anchor: 'approvals.md#approvals-client-shows-injected',
+    binds: 'client',
+    why: "What a client shows its user with an approval is not on the wire: the suite sees only the decision it sends; Arbor's client is judged by its own webview test (extension/test/webview/runtimeControls.webview.test.ts).",
+  },
+  {
     anchor: 'approvals.md#rules-client-shows-rule',
     binds: 'client',
     why: 'What a client shows its user before they choose is not on the wire: the suite sees only the decision it sends (client.approvals.always-only-offered).',

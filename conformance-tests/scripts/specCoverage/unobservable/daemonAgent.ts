@@ -7,6 +7,16 @@ import type { Unobservable } from './types.js';
 
 export const UNOBSERVABLE_DAEMON_AGENT: readonly Unobservable[] = [
   {
+    anchor: 'turns.md#turns-interrupted-on-restart',
+    binds: 'daemon',
+    why: "It needs a daemon process to die mid-turn and a second process to start on the same store, and the suite can do neither: a socket daemon is handed to it already running (it cannot stop or restart it), and a stdio --command gets a fresh {tmp} data directory per process, removed when that process exits, so no later process ever finds an earlier one's store. Arbor's own tests judge it (daemon/test/persistence/interruptedTurn.test.ts: SIGKILL mid-turn, restart, session/load says interrupted and the log replays an idle with stopReason interrupted).",
+  },
+  {
+    anchor: 'cost.md#cost-null-unknown',
+    binds: 'daemon',
+    why: "The only model the suite can drive is the scripted one, whose price is known (cost 0, appendix-scripted-provider.md#appendix-scripted-provider-usage); a model with an unknown price needs a real provider, its credentials and the network, which the protocol gives a client no way to set up. Arbor's own tests judge it (daemon/test/agent/cancel.test.ts).",
+  },
+  {
     anchor: 'tree.md#tree-hook-node',
     binds: 'daemon',
     why: "Hooks come from the daemon's own configuration (Arbor: `hooks` in its config file, and a trusted workspace's .arbor/settings.json); the protocol has no request that sets them, so the suite cannot give a daemon a hook to run. Arbor's own tests judge it (daemon/test/hooks/hooks.test.ts).",
@@ -25,6 +35,11 @@ export const UNOBSERVABLE_DAEMON_AGENT: readonly Unobservable[] = [
     anchor: 'appendix-scripted-provider.md#appendix-scripted-provider-capability',
     binds: 'daemon',
     why: 'Whether a daemon was started for testing is known only to whoever started it; the suite only ever meets daemons started to be tested, where advertising the capability is right.',
+  },
+  {
+    anchor: 'approvals.md#approvals-unknown-tool-external',
+    binds: 'daemon',
+    why: "The only tools the suite can give a daemon are client tools, whose category initialize requires to be one of the four (an unknown one is -32602, transport.md#transport-params-invalid); a tool of unknown category comes only from the daemon's own sources (an MCP server, a plugin), which the protocol gives a client no way to set up. Arbor's own tests judge it (daemon/test/permissions/gate.test.ts).",
   },
   {
     anchor: 'approvals.md#rules-deny-wins',

@@ -395,6 +395,7 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     ),
     'approvals.md#approvals-mode-read-at-call',
     'sessions.md#sessions-mode-pending-approvals',
+    'sessions.md#sessions-mode-immediate',
   ),
   citing(
     d(
@@ -449,6 +450,61 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     'an error answer to tool/execute ends the node error and the turn goes on',
     'daemon.clientTools',
   ),
+  // Which client runs a client tool, and a client that leaves (clientToolOwners.ts).
+  d(
+    'daemon.client-tools.sender-tools',
+    'CAPABILITY',
+    'client-tools.md#client-tools-sender-tools',
+    'a turn offers the client tools of the client that sent its chat/send, and every tool/execute of it goes to that client',
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.client-tools.disconnect-error',
+    'CAPABILITY',
+    'client-tools.md#client-tools-disconnect-error',
+    'a tool/execute outstanding when its client disconnects ends the node error, and the turn goes on',
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.client-tools.unavailable',
+    'CAPABILITY',
+    'client-tools.md#client-tools-unavailable',
+    "a later call of a gone client's tool ends error without any tool/execute, to another client either",
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.client-tools.builtin-wins',
+    'CAPABILITY',
+    'client-tools.md#client-tools-builtin-collision',
+    "a declared tool under a built-in tool's name is not offered: tools/list gives the daemon's, a call never reaches the client",
+    'daemon.tools',
+  ),
+  // The gate beyond the table (gateExceptions.ts).
+  d(
+    'daemon.approvals.one-gate',
+    'CAPABILITY',
+    'approvals.md#approvals-one-gate',
+    "a subtask's write call is blocked in plan mode and asked in default mode, like the session's own",
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.approvals.always-ask',
+    'CAPABILITY',
+    'approvals.md#approvals-always-ask',
+    'a daemon tool tools/list gives permission ask in auto mode is asked on every call in auto and default mode; in plan mode blocked unless it reads',
+    'daemon.tools',
+  ),
+  citing(
+    d(
+      'daemon.approvals.protected-paths',
+      'CAPABILITY',
+      'approvals.md#approvals-protected-paths',
+      "a daemon write tool's call into the workspace's .git/ is asked in auto mode",
+      'daemon.tools',
+    ),
+    // The same requirement, stated where security.md lists what the gate protects.
+    'security.md#security-protected-paths',
+  ),
   citing(
     d(
       'daemon.turns.cancel-no-turn',
@@ -472,6 +528,12 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     'MUST',
     'tools.md#tools-list-capability',
     'tools/list is served exactly when capabilities.tools is advertised',
+  ),
+  d(
+    'daemon.versioning.capability-not-negotiated',
+    'MUST',
+    'versioning.md#versioning-capability-not-negotiated',
+    'a daemon that does not advertise capabilities.tools answers tools/list with -33008 (or -32601 when it has no such method)',
   ),
   citing(
     d(
@@ -572,12 +634,16 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     "a model call after the loop's list is used up fails: the turn ends with stopReason error",
     'daemon.testing.scriptedProvider',
   ),
-  d(
-    'daemon.testing.error',
-    'CAPABILITY',
-    'appendix-scripted-provider.md#appendix-scripted-provider-error',
-    'an {error} reply ends the turn with stopReason error and error.message containing it',
-    'daemon.testing.scriptedProvider',
+  citing(
+    d(
+      'daemon.testing.error',
+      'CAPABILITY',
+      'appendix-scripted-provider.md#appendix-scripted-provider-error',
+      'an {error} reply ends the turn with stopReason error and error.message containing it',
+      'daemon.testing.scriptedProvider',
+    ),
+    // A turn failed by the provider carries error.message, with the message the test gave it.
+    'turns.md#turns-error-message',
   ),
   d(
     'daemon.testing.usage',
@@ -591,6 +657,63 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     'CAPABILITY',
     'appendix-scripted-provider.md#appendix-scripted-provider-set-invalid',
     'setScript answers -32602 for a script of another version and -33004 for an unknown session',
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.testing.end',
+    'CAPABILITY',
+    'appendix-scripted-provider.md#appendix-scripted-provider-end',
+    "a reply without toolCalls ends the turn end_turn, though its loop's list holds more replies",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.testing.set-session',
+    'CAPABILITY',
+    'appendix-scripted-provider.md#appendix-scripted-provider-set-session',
+    "setScript with sessionId drives the session's later turns; the turn running at the time keeps its script",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.testing.set-default',
+    'CAPABILITY',
+    'appendix-scripted-provider.md#appendix-scripted-provider-set-default',
+    'setScript without sessionId drives the sessions created afterwards (by another client too), until the next one replaces it',
+    'daemon.testing.scriptedProvider',
+  ),
+  // Turn rules judged over turns that fail, are cancelled or wait for approvals.
+  d(
+    'daemon.turns.one-idle',
+    'CAPABILITY',
+    'turns.md#turns-exactly-once',
+    'every acknowledged turn, however it ends (end_turn, cancelled, budget, provider or tool error), ends with exactly one idle session/state',
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.turns.requires-action',
+    'CAPABILITY',
+    'turns.md#turns-requires-action',
+    'the session reports requires_action for as long as an approval is pending, and running again before the turn goes on after a timeout or a mode switch resolved it',
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.turns.partial-kept',
+    'CAPABILITY',
+    'turns.md#turns-partial-kept',
+    'a turn that failed or was cancelled keeps its streamed text and its nodes in session/load',
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.turns.chunk-coalesce-bound',
+    'CAPABILITY',
+    'turns.md#turns-chunk-coalesce-bound',
+    "a reply's text is sent at once, not held while the loop's next model call waits",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.turns.chunk-one-node',
+    'CAPABILITY',
+    'turns.md#turns-chunk-one-node',
+    "a subtask's text and its caller's text never share a chat/chunk: each node's chunks hold its own text only",
     'daemon.testing.scriptedProvider',
   ),
   citing(
@@ -717,12 +840,16 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     'a turn ended by a budget keeps its streamed text and every node it announced in session/load',
     'daemon.clientTools',
   ),
-  d(
-    'daemon.budget.truncation-marker',
-    'CAPABILITY',
-    'budgets.md#budgets-truncation-marker',
-    'a result longer than tool_result_bytes is cut to it and ends with a marker naming its size',
-    'daemon.clientTools',
+  citing(
+    d(
+      'daemon.budget.truncation-marker',
+      'CAPABILITY',
+      'budgets.md#budgets-truncation-marker',
+      'a result longer than tool_result_bytes is cut to it and ends with a marker naming its size',
+      'daemon.clientTools',
+    ),
+    // The long result is a client tool's tool/execute content.
+    'client-tools.md#client-tools-result-truncated',
   ),
   d(
     'daemon.budget.truncation-continues',
@@ -938,5 +1065,125 @@ export const DAEMON_AGENT_CHECKS: readonly CheckDef[] = [
     'checkpoints.md#checkpoints-diff',
     "checkpoint/diff shows the turn's changes, only path's when given, untruncated when small; -33013 for a turn without a checkpoint",
     'daemon.checkpoints',
+  ),
+  // Security (security.md), seen through turns of the scripted provider.
+  citing(
+    d(
+      'daemon.security.no-secrets-on-wire',
+      'CAPABILITY',
+      'security.md#security-no-secrets-on-wire',
+      'the socket token, planted in tool arguments, tool results, a workspace file and model text, leaves the daemon in no message (previews, results, requests, session/load)',
+      'daemon.testing.scriptedProvider',
+    ),
+    // The previews are among the messages judged.
+    'tree.md#tree-preview-no-secrets',
+  ),
+  d(
+    'daemon.security.redact-known-secrets',
+    'CAPABILITY',
+    'security.md#security-redact-known-secrets',
+    'the socket token is [redacted] in run_command output and in the stored answer',
+    'daemon.testing.scriptedProvider',
+  ),
+  citing(
+    d(
+      'daemon.security.model-credentials-stripped',
+      'MUST',
+      'security.md#security-model-credentials-stripped',
+      'a local: model given with credentials in its URL is reported without them (session/new, session/list, session/load) and they appear in no message',
+    ),
+    // No model string the daemon reports carries them.
+    'security.md#security-model-ref-no-keys',
+  ),
+  d(
+    'daemon.security.workspace-confined',
+    'CAPABILITY',
+    'security.md#security-workspace-confined',
+    'read_file, list_dir and write_file refuse, with an error result, paths out of the workspace through .., an absolute path or a symbolic link, and read, list and change nothing there',
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.security.protected-paths-resolved',
+    'CAPABILITY',
+    'security.md#security-protected-paths-resolved',
+    'a write_file whose path reaches .git/ through a symbolic link, in auto mode, writes nothing there unasked',
+    'daemon.testing.scriptedProvider',
+  ),
+  citing(
+    d(
+      'daemon.security.command-sandbox',
+      'CAPABILITY',
+      'security.md#security-command-sandbox',
+      'a run_command result says [ran without a sandbox: <reason>] on its second line, or the command ran sandboxed: a private /tmp, nothing written outside the workspace, no other process seen, the workspace writable',
+      'daemon.testing.scriptedProvider',
+    ),
+    // A command that sees the host's /tmp ran without a sandbox: its result must say so.
+    'security.md#security-command-unsandboxed-said',
+  ),
+  d(
+    'daemon.security.command-env-scrubbed',
+    'CAPABILITY',
+    'security.md#security-command-env-scrubbed',
+    'run_command does not see a secret-named variable, nor one holding a URL with a password, of the environment the daemon was started with (stdio)',
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.tree.completed-at',
+    'CAPABILITY',
+    'tree.md#tree-completed-at',
+    'a daemon that sends completedAt sends it in every upsert that gives a node its final status, not before its startedAt',
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.tree.approval-id',
+    'CAPABILITY',
+    'tree.md#tree-approval-id',
+    "the node of a call the daemon asked about carries approvalId, the request's toolCallId, from awaiting_approval on; no other node carries one",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.tree.turn-instructions',
+    'CAPABILITY',
+    'tree.md#tree-turn-instructions',
+    "a workspace's AGENTS.md listed on the turn node says how many characters of it the model got, and that it was not cut",
+    'daemon.testing.scriptedProvider',
+  ),
+  citing(
+    d(
+      'daemon.agents.injected-args',
+      'CAPABILITY',
+      'tree.md#tree-injected-args',
+      "a profile's injected argument reaches the approval request's injectedArgs and the node's, never the tool (tool/execute args) nor the approval's args",
+      'daemon.agents',
+    ),
+    'approvals.md#approvals-injected-args',
+  ),
+  d(
+    'daemon.agents.omitted-listed',
+    'CAPABILITY',
+    'sessions.md#sessions-load-omitted',
+    'a turn under a profile that keeps no tool results is loaded with omitted listing toolResults',
+    'daemon.agents',
+  ),
+  d(
+    'daemon.agents.results-not-kept',
+    'CAPABILITY',
+    'sessions.md#sessions-omitted-results',
+    'a tool result of a turn under a profile that keeps none is in neither session/load nor a replay of the turn',
+    'daemon.agents',
+  ),
+  d(
+    'daemon.tree.snapshot-flat',
+    'CAPABILITY',
+    'tree.md#tree-snapshot-flat',
+    "the tree stored with a turn's answer lists every node of the turn once, parents before children",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.tree.snapshot-equals-stream',
+    'CAPABILITY',
+    'tree.md#tree-snapshot-equals-stream',
+    "every node of the tree stored with a turn's answer equals the merge of the turn's tree/update upserts of it",
+    'daemon.testing.scriptedProvider',
   ),
 ];

@@ -197,6 +197,31 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
     'lifecycle.md#lifecycle-initialize-trace',
     'initialize with trace "messages" turns $/logTrace on without $/setTrace',
   ),
+  d(
+    'daemon.lifecycle.initialized-once',
+    'MUST',
+    'lifecycle.md#lifecycle-initialized-once',
+    'a repeated initialized is ignored: not answered, and the connection serves on',
+  ),
+  d(
+    'daemon.lifecycle.after-shutdown-notifications',
+    'MUST',
+    'lifecycle.md#lifecycle-after-shutdown-notifications',
+    'a $/setTrace sent after shutdown is dropped: no $/logTrace follows',
+  ),
+  d(
+    'daemon.lifecycle.no-requests-after-shutdown',
+    'CAPABILITY',
+    'lifecycle.md#lifecycle-no-requests-after-shutdown',
+    'no tool/execute (nor any request) reaches a connection after its shutdown was answered, though its turn goes on',
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.lifecycle.logtrace-no-secrets',
+    'MUST',
+    'lifecycle.md#lifecycle-logtrace-no-secrets',
+    'no $/logTrace carries the socket token, with verbose tracing from initialize on',
+  ),
 
   // Daemon: version negotiation.
   d(
@@ -562,6 +587,19 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
     'sessions.md#sessions-attach-all-events',
   ),
   d(
+    'daemon.sessions.replay-retention',
+    'MUST',
+    'sessions.md#sessions-replay-retention',
+    'with more events than attach.replayRetention, an attach missing only the newest replayRetention gets them all as events',
+  ),
+  d(
+    'daemon.sessions.replay-snapshot',
+    'CAPABILITY',
+    'sessions.md#sessions-replay-snapshot',
+    'a sinceSeq beyond the retention answered with a snapshot: the running turn, its tree and the pending approval; no older event follows',
+    'daemon.clientTools',
+  ),
+  d(
     'daemon.sessions.attach-mid-turn',
     'CAPABILITY',
     'sessions.md#sessions-attach-mid-turn',
@@ -577,6 +615,20 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
       'daemon.testing.scriptedProvider',
     ),
     'sessions.md#sessions-detach-turn-continues',
+  ),
+  d(
+    'daemon.sessions.detach-approvals',
+    'CAPABILITY',
+    'sessions.md#sessions-detach-approvals',
+    'a controller that detaches while asked gets $/cancelRequest for its tool/approvalRequest; the approval stays pending for the other controller',
+    'daemon.clientTools',
+  ),
+  d(
+    'daemon.sessions.disconnect-pending-requests',
+    'CAPABILITY',
+    'sessions.md#sessions-disconnect-pending-requests',
+    'a controller that disconnects while asked gives no answer: the approval stays pending for the other controller',
+    'daemon.clientTools',
   ),
   d(
     'daemon.sessions.disconnect-continues',
@@ -597,6 +649,27 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
     'CAPABILITY',
     'sessions.md#sessions-load-plan',
     "session/load returns the entries of the session's last plan/update as plan",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.sessions.load-order',
+    'CAPABILITY',
+    'sessions.md#sessions-load-order',
+    'session/load returns the messages oldest first: turn by turn as sent, each opened by its user message',
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.sessions.load-tree',
+    'CAPABILITY',
+    'sessions.md#sessions-load-tree',
+    "the stored answer of a turn with a tool call carries the turn's tree, every node of its tree/update in it",
+    'daemon.testing.scriptedProvider',
+  ),
+  d(
+    'daemon.sessions.load-partial',
+    'CAPABILITY',
+    'sessions.md#sessions-load-partial',
+    'a turn cancelled after streaming text and a tool call is stored with that text, its tree and status cancelled',
     'daemon.testing.scriptedProvider',
   ),
   d(
@@ -660,6 +733,58 @@ export const DAEMON_PROTOCOL_CHECKS: readonly CheckDef[] = [
     'commands.md#commands-changed-when',
     'a command file added since the last list is announced with commands/changed before the next turn runs',
     'daemon.commands',
+  ),
+  // Agent profiles (agents.md, protocol 1.1).
+  d(
+    'daemon.agents.capability',
+    'MUST',
+    'agents.md#agents-capability',
+    'agents/list is served exactly when capabilities.agents is advertised',
+  ),
+  citing(
+    d(
+      'daemon.agents.list',
+      'CAPABILITY',
+      'agents.md#agents-workspace-files',
+      'agents/list with a workspaceRoot lists .arbor/agents/<name>.json as agent <name> (source workspace, its description), sorted by name and unique',
+      'daemon.agents',
+    ),
+    'agents.md#agents-list-unique',
+  ),
+  d(
+    'daemon.agents.list-invalid',
+    'CAPABILITY',
+    'agents.md#agents-workspace-invalid',
+    'an invalid profile file is listed in errors, not in agents, and session/new naming it is refused',
+    'daemon.agents',
+  ),
+  d(
+    'daemon.agents.list-workspace-root',
+    'CAPABILITY',
+    'agents.md#agents-list-workspace-root',
+    'agents/list with a workspaceRoot that is not an existing directory answers -33009',
+    'daemon.agents',
+  ),
+  d(
+    'daemon.agents.new',
+    'CAPABILITY',
+    'agents.md#agents-new-accepted',
+    'session/new with a listed agent succeeds and SessionInfo carries it in session/new, session/list, session/load and session/attach',
+    'daemon.agents',
+  ),
+  d(
+    'daemon.agents.new-invalid',
+    'CAPABILITY',
+    'agents.md#agents-new-invalid',
+    'session/new naming an unknown agent answers -32602 with a message naming it',
+    'daemon.agents',
+  ),
+  d(
+    'daemon.agents.hitl',
+    'CAPABILITY',
+    'agents.md#agents-hitl',
+    "a call of a tool the session's profile lists in hitlTools is asked before it runs, also in auto mode",
+    'daemon.agents',
   ),
   d(
     'daemon.jsonrpc.invalid-response',

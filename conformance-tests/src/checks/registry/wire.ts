@@ -14,12 +14,19 @@ export const WIRE_CHECKS: readonly CheckDef[] = [
     'turns.md#turns-busy-no-end-fields',
     // argsPreview and resultPreview have maxLength 500 (code points); daemon-long-preview sends 600.
     'tree.md#tree-preview-limit',
+    // The schema lists each enum's values, closed: a value it does not list is invalid.
+    'versioning.md#versioning-closed-enums',
   ),
-  d(
-    'daemon.wire.capability-negotiated',
-    'MUST',
-    'versioning.md#versioning-no-method-without-capability',
-    'the daemon sends no method whose capability the client did not declare',
+  citing(
+    d(
+      'daemon.wire.capability-negotiated',
+      'MUST',
+      'versioning.md#versioning-no-method-without-capability',
+      'the daemon sends no method whose capability the client did not declare',
+    ),
+    // A capability the client left out is unsupported: the daemon sends nothing it gates. (That a
+    // present `{}` counts is judged where the suite declares `approvals: {}` and `clientTools: {}`.)
+    'versioning.md#versioning-absent-unsupported',
   ),
   d(
     'daemon.wire.response-per-request',
@@ -50,17 +57,25 @@ export const WIRE_CHECKS: readonly CheckDef[] = [
     'transport.md#transport-id-unique',
     'the daemon never sends a request with the id of one of its requests still unanswered',
   ),
-  c(
-    'client.wire.schema-valid',
-    'MUST',
-    'versioning.md#versioning-speak-negotiated',
-    'every message the client sends validates against the JSON Schema',
+  citing(
+    c(
+      'client.wire.schema-valid',
+      'MUST',
+      'versioning.md#versioning-speak-negotiated',
+      'every message the client sends validates against the JSON Schema',
+    ),
+    // The schema lists each enum's values, closed: a value it does not list is invalid.
+    'versioning.md#versioning-closed-enums',
   ),
-  c(
-    'client.wire.capability-negotiated',
-    'MUST',
-    'versioning.md#versioning-no-method-without-capability',
-    'the client sends no method whose capability the daemon did not advertise',
+  citing(
+    c(
+      'client.wire.capability-negotiated',
+      'MUST',
+      'versioning.md#versioning-no-method-without-capability',
+      'the client sends no method whose capability the daemon did not advertise',
+    ),
+    // The suite's daemon advertises no `tools`: a client that calls tools/list took it as supported.
+    'versioning.md#versioning-absent-unsupported',
   ),
   c(
     'client.wire.response-per-request',

@@ -329,6 +329,62 @@ function checkBackToRunning(r: Recorder, events: Note[], resolved: Note | undefi
   );
 }
 
+/**
+ * turns.md#turns-requires-action over a whole turn as one controller saw it:
+ * every session/state while an approval is pending (from its
+ * tool/approvalRequest to its tool/approvalResolved) is requires_action, and
+ * once none is pending the turn reports running before it goes on (a chunk,
+ * a tool/execute, a new node). Used where a timeout or a mode switch resolves
+ * the approval; daemon.approvals.back-to-running judges the answered ones.
+ */
+function checkRequiresAction(r: Recorder, conn: Connection, turnId: string): void {
+  const check = 'daemon.turns.requires-action';
+  const pending = new Set<string>();
+  const seen = new Set<string>();
+  let state: unknown;
+  let resolvedAll = false;
+  for (const m of conn.messages) {
+    const msg = m.message as JsonObject;
+    const p = (msg?.params ?? {}) as JsonObject;
+    if (p.turnId !== turnId) continue;
+    if (m.kind === 'request' && msg.method === Methods.ApprovalRequest.method) {
+      pending.add(String(p.toolCallId));
+      resolvedAll = false;
+      continue;
+    }
+    const executes = m.kind === 'request' && msg.method === Methods.ToolExecute.method;
+    if (m.kind !== 'notification' && !executes) continue;
+    if (msg.method === Methods.ApprovalResolved.method) {
+      pending.delete(String(p.toolCallId));
+      resolvedAll = pending.size === 0;
+    } else if (msg.method === Methods.SessionState.method) {
+      state = p.state;
+      if (pending.size > 0 && state !== 'requires_action') {
+        r.fail(
+          check,
+          `session/state ${String(state)} while the approval of ${[...pending].join(', ')} was pending`,
+        );
+        return;
+      }
+      if (state === 'running') resolvedAll = false;
+    } else {
+      const fresh =
+        msg.method === Methods.TreeUpdate.method &&
+        ((p.nodes ?? []) as JsonObject[]).some((n) => !seen.has(String(n.id)));
+      for (const n of (p.nodes ?? []) as JsonObject[]) seen.add(String(n.id));
+      const goesOn = executes || msg.method === Methods.ChatChunk.method || fresh;
+      if (resolvedAll && state === 'requires_action' && goesOn) {
+        r.fail(
+          check,
+          `no approval was pending any more and the turn went on (${String(msg.method)}), but the session still reported requires_action`,
+        );
+        return;
+      }
+    }
+  }
+  r.pass(check);
+}
+
 function checkNodeOutcome(r: Recorder, node: JsonObject | undefined, outcome: string): void {
   if (!node) return;
   r.expect(
@@ -879,6 +935,7 @@ export const approvalTimeout: Scenario<DaemonContext> = {
     'daemon.approvals.timeout',
     'daemon.approvals.cancel-request',
     'daemon.approvals.decision-fields',
+    'daemon.turns.requires-action',
   ],
   async run(ctx) {
     const r = ctx.recorder;
@@ -920,6 +977,7 @@ export const approvalTimeout: Scenario<DaemonContext> = {
     );
     const events = notes(a.conn, sessionId);
     const { ok, why } = checkNotRun(a, events, turnId, callId, 'timed_out');
+    checkRequiresAction(r, a.conn, turnId);
     r.expect(
       'daemon.approvals.timeout',
       ok,
@@ -1110,7 +1168,11 @@ export const approvalModeSwitch: Scenario<DaemonContext> = {
   role: 'daemon',
   title:
     'while an approval is pending, a switch to auto approves it (and the next call runs unasked); in a later turn a switch to plan rejects it and blocks the call',
-  checks: ['daemon.approvals.switch-auto', 'daemon.approvals.switch-plan'],
+  checks: [
+    'daemon.approvals.switch-auto',
+    'daemon.approvals.switch-plan',
+    'daemon.turns.requires-action',
+  ],
   async run(ctx) {
     const r = ctx.recorder;
     // Never decides: only the mode switches release its approvals.
@@ -1136,6 +1198,7 @@ export const approvalModeSwitch: Scenario<DaemonContext> = {
     await setMode('auto');
     // A daemon that keeps the approval pending ends it at its timeout.
     await waitTurnEnd(ctx, a.conn, sessionId, autoTurn, 20_000);
+    checkRequiresAction(r, a.conn, autoTurn);
     let events = notes(a.conn, sessionId);
     const approved = resolvedOf(events, first);
     r.expect(
@@ -1166,6 +1229,7 @@ export const approvalModeSwitch: Scenario<DaemonContext> = {
     }
     await setMode('plan');
     await waitTurnEnd(ctx, a.conn, sessionId, planTurn);
+    checkRequiresAction(r, a.conn, planTurn);
     events = notes(a.conn, sessionId);
     const rejected = resolvedOf(events, third);
     const node = nodeOfCall(events, planTurn, third, a);

@@ -23,6 +23,8 @@ export interface InitializeOptions {
   tools?: JsonObject[];
   /** Replaces fields of the initialize params (undefined removes one). */
   params?: Record<string, unknown>;
+  /** stdio only: variables added to the environment of the daemon process started for it. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface DaemonContext extends ScenarioBase {
@@ -30,7 +32,7 @@ export interface DaemonContext extends ScenarioBase {
   protocolVersion: number;
   /** A fresh, existing, absolute directory to use as a workspace root. */
   workspace: string;
-  open(label?: string): Promise<Opened>;
+  open(label?: string, env?: NodeJS.ProcessEnv): Promise<Opened>;
   initializeParams(options?: InitializeOptions): JsonObject;
   /** Opens and initializes (recording daemon.lifecycle.initialize-result), without initialized. */
   initialize(label?: string, options?: InitializeOptions): Promise<Initialized>;
@@ -47,9 +49,9 @@ export async function makeDaemonContext(
   const workspace = makeTempDir('arbor-conformance-ws-');
   let count = 0;
 
-  const open = async (label = `conn${++count}`): Promise<Opened> => {
+  const open = async (label = `conn${++count}`, env?: NodeJS.ProcessEnv): Promise<Opened> => {
     if (target.kind === 'stdio') {
-      const spawned = spawnCommand(target.command, { transcript: base.transcript, label });
+      const spawned = spawnCommand(target.command, { transcript: base.transcript, label, env });
       const conn = new Connection({
         label,
         implRole: 'daemon',
@@ -104,7 +106,7 @@ export async function makeDaemonContext(
     label?: string,
     options: InitializeOptions = {},
   ): Promise<Initialized> => {
-    const o = await open(label);
+    const o = await open(label, options.env);
     const response = await o.conn.request(Methods.Initialize.method, initializeParams(options), {
       noResponseCheck: 'daemon.lifecycle.initialize-result',
     });

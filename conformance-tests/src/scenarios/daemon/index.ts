@@ -1,6 +1,7 @@
 /** Every daemon scenario, in report order. */
 import type { Scenario } from '../scenario.js';
 import type { DaemonContext } from './context.js';
+import { runtimeControls } from './runtimeControls.js';
 import { batch, cancelInFlight, jsonRpcErrors, notifications, oversize } from './jsonrpc.js';
 import { duplicateId, maxDepth, preauthBounds, slowConsumer } from './bounds.js';
 import {
@@ -22,9 +23,16 @@ import {
 } from './lifecycle.js';
 import { deleteDuringTurn, sessions } from './sessions.js';
 import { reloadFidelity } from './reload.js';
+import { loadHistory } from './loadHistory.js';
 import { badHeader, framing, socketMode, stdinEof } from './framing.js';
 import { exitAnyState, exitSocket, shutdownDetach } from './exit.js';
 import { trace } from './trace.js';
+import {
+  afterShutdownNotifications,
+  initializedOnce,
+  logTraceNoSecrets,
+  noRequestsAfterShutdown,
+} from './afterShutdown.js';
 import {
   errorRules,
   invalidEnums,
@@ -36,6 +44,14 @@ import {
   setModel,
 } from './sessionRules.js';
 import { attachMidTurn, detachTurn, disconnectTurn, replay } from './attach.js';
+import { detachApprovals, disconnectPending } from './pendingRequests.js';
+import { replayRetention } from './replayRetention.js';
+import {
+  clientToolBuiltinName,
+  clientToolDisconnect,
+  clientToolSender,
+} from './clientToolOwners.js';
+import { alwaysAsk, protectedPathWrite, subtaskGate } from './gateExceptions.js';
 import { extensibleRequests } from './extensible.js';
 import {
   approvalAllow,
@@ -81,10 +97,22 @@ import { contextUse } from './contextUse.js';
 import { compaction } from './compaction.js';
 import { loadPlan } from './loadPlan.js';
 import { commands } from './commands.js';
+import { agents } from './agents.js';
 import { longPreview, textJoined } from './textJoin.js';
+import { scriptEnd, scriptSet } from './scriptRules.js';
+import { chunkRules, partialKept } from './turnRules.js';
 import { invalidResponse } from './invalidResponse.js';
 import { parallelClientTools, toolServers, toolsCallable, toolsList } from './tools.js';
 import { budget, cancel, turn, twoClients } from './turns.js';
+import {
+  commandEnv,
+  commandSandbox,
+  modelCredentials,
+  protectedResolved,
+  secretsRedacted,
+  storedTree,
+  workspaceConfined,
+} from './security.js';
 
 export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   jsonRpcErrors,
@@ -116,6 +144,10 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   exitSocket,
   shutdownDetach,
   trace,
+  initializedOnce,
+  afterShutdownNotifications,
+  noRequestsAfterShutdown,
+  logTraceNoSecrets,
   sessions,
   deleteDuringTurn,
   notAttached,
@@ -127,10 +159,14 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   errorRules,
   setModel,
   reloadFidelity,
+  loadHistory,
   replay,
   attachMidTurn,
   detachTurn,
   disconnectTurn,
+  detachApprovals,
+  disconnectPending,
+  replayRetention,
   extensibleRequests,
   slowConsumer,
   turn,
@@ -154,6 +190,12 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   clientToolErrors,
   clientToolBatch,
   grantScope,
+  clientToolSender,
+  clientToolDisconnect,
+  clientToolBuiltinName,
+  subtaskGate,
+  alwaysAsk,
+  protectedPathWrite,
   questionAnswered,
   questionInvalid,
   questionCancel,
@@ -179,9 +221,22 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   compaction,
   loadPlan,
   commands,
+  agents,
+  runtimeControls,
   textJoined,
   longPreview,
+  scriptEnd,
+  scriptSet,
+  partialKept,
+  chunkRules,
   parallelClientTools,
   toolServers,
   invalidResponse,
+  storedTree,
+  secretsRedacted,
+  modelCredentials,
+  workspaceConfined,
+  protectedResolved,
+  commandSandbox,
+  commandEnv,
 ];

@@ -130,6 +130,7 @@ export const toolsList: Scenario<DaemonContext> = {
     'tools/list without a session, for an unknown one, and for editor and thread sessions in each mode: client tools verbatim where offered, a permission per mode, no event',
   checks: [
     'daemon.tools.capability',
+    'daemon.versioning.capability-not-negotiated',
     'daemon.tools.builtins',
     'daemon.tools.unique-names',
     'daemon.tools.unknown-session',
@@ -150,6 +151,19 @@ export const toolsList: Scenario<DaemonContext> = {
         ? `the daemon advertises capabilities.tools, but tools/list got ${describe(probe)}`
         : `the daemon serves tools/list (${describe(probe)}) without advertising capabilities.tools`,
     );
+    // versioning.md#versioning-capability-not-negotiated: -33008 from a daemon that has the
+    // method, -32601 from one that has not; the suite cannot tell which, so either will do.
+    if (advertised)
+      r.skip(
+        'daemon.versioning.capability-not-negotiated',
+        'the daemon advertises capabilities.tools, so tools/list is negotiated on every connection',
+      );
+    else if (probe?.error)
+      r.expect(
+        'daemon.versioning.capability-not-negotiated',
+        probe.error.code === -33008 || probe.error.code === -32601,
+        `tools/list without capabilities.tools advertised got ${describe(probe)}, expected -33008 (or -32601)`,
+      );
     requireDaemonCapability(c.init, 'tools');
     const clientTools = c.init.capabilities.clientTools !== undefined;
 

@@ -22,6 +22,7 @@ export const TURN_END_CHECKS = [
   'daemon.turns.chunk-node-announced',
   'daemon.turns.chunk-code-points',
   'daemon.tree.turn-usage',
+  'daemon.turns.one-idle',
 ] as const;
 
 /** tree.md#tree-turn-node-status: the turn node's final status for each stop reason. */
@@ -58,6 +59,19 @@ export function checkTurnEnd(
   checkStates(r, [...turn, events[end]!]);
   checkChunks(r, turn);
   checkTurnUsage(r, turn, idle);
+  // turns.md#turns-exactly-once, over every way the scenarios end turns (the caller waited a
+  // moment after the idle, so a second one has arrived by now).
+  const idles = events.filter(
+    (e) =>
+      e.method === Methods.SessionState.method &&
+      e.params.state === 'idle' &&
+      e.params.turnId === turnId,
+  );
+  r.expect(
+    'daemon.turns.one-idle',
+    idles.length === 1,
+    `the turn ended ${String(idle.stopReason)} with ${idles.length} idle session/state: ${show(idles.map((e) => e.params))}`,
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 /** `arbor chat` flags: parsed once into ChatOptions, checked before anything starts. */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { PermissionMode } from '@arbor/protocol';
+import { AgentName, PermissionMode } from '@arbor/protocol';
 import { ConfigError } from '../../config/daemonConfig.js';
 
 export const CHAT_HELP = `Usage: arbor chat [message] [options]
@@ -39,6 +39,8 @@ Session:
   --workspace <dir>       Workspace root of a new session (default: the current directory).
   --session <id>          Continue this session instead of creating one.
   --mode <mode>           plan | default | auto (permission mode).
+  --agent <name>          Run a new session with this agent profile (config agents
+                          or the workspace's .arbor/agents/<name>.json).
 
 Output:
   --json                  One protocol event per line ({"method","params"}) on stdout.
@@ -58,6 +60,8 @@ export interface ChatOptions {
   workspace: string;
   session: string | undefined;
   mode: PermissionMode | undefined;
+  /** The agent profile of a new session (session/new agent). */
+  agent: string | undefined;
   json: boolean;
   help: boolean;
 }
@@ -77,6 +81,7 @@ export function parseChatArgs(argv: string[], cwd = process.cwd()): ChatOptions 
       workspace: { type: 'string' },
       session: { type: 'string' },
       mode: { type: 'string' },
+      agent: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -96,6 +101,15 @@ export function parseChatArgs(argv: string[], cwd = process.cwd()): ChatOptions 
       '--provider, --script and --config configure a spawned daemon; they cannot be used with --connect',
     );
   }
+  if (values.agent !== undefined) {
+    const parsed = AgentName.safeParse(values.agent);
+    if (!parsed.success)
+      throw new ConfigError(
+        `--agent ${values.agent}: ${parsed.error.issues[0]?.message ?? 'not an agent name'}`,
+      );
+    if (values.session !== undefined)
+      throw new ConfigError('--agent is for a new session; a continued --session keeps its own');
+  }
   if (values.session !== undefined && values.workspace !== undefined) {
     throw new ConfigError('--workspace is for a new session; a continued --session keeps its own');
   }
@@ -112,6 +126,7 @@ export function parseChatArgs(argv: string[], cwd = process.cwd()): ChatOptions 
     workspace: resolve(cwd, values.workspace ?? '.'),
     session: values.session,
     mode,
+    agent: values.agent,
     json: values.json ?? false,
     help: values.help ?? false,
   };

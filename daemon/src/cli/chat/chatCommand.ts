@@ -5,7 +5,12 @@
  */
 import { statSync } from 'node:fs';
 import { Methods, type CommandInfo, type StopReason } from '@arbor/protocol';
-import { SessionTracker, ToolCatalogue, type SessionView } from '@arbor/protocol/client';
+import {
+  loadToolCatalogue,
+  SessionTracker,
+  ToolCatalogue,
+  type SessionView,
+} from '@arbor/protocol/client';
 import type { ArborConnection } from '@arbor/protocol/client/node';
 import { ConfigError } from '../../config/daemonConfig.js';
 import { ApprovalPrompter, type ApprovalDisplay } from './approvalPrompt.js';
@@ -129,11 +134,12 @@ class ChatClient {
       const params: Parameters<SessionTracker['create']>[0] = { workspaceRoot: options.workspace };
       if (options.mode !== undefined) params.permissionMode = options.mode;
       if (options.model !== undefined) params.model = options.model;
+      if (options.agent !== undefined) params.agent = options.agent;
       view = (await this.#tracker.create(params)).view;
     }
     this.#view = view;
     // Rendering does without it (raw argument previews) if the daemon cannot list tools.
-    this.#tools = await ToolCatalogue.load(client, view.sessionId).catch(() => new ToolCatalogue());
+    this.#tools = await loadToolCatalogue(client, view.sessionId).catch(() => new ToolCatalogue());
     if (options.json) {
       streamJsonEvents(client, view, process.stdout);
     } else {
@@ -142,7 +148,8 @@ class ChatClient {
         style.dim(
           `session ${view.sessionId} · ${options.session !== undefined ? 'continued' : options.workspace}` +
             ` · mode ${view.permissionMode ?? options.mode ?? 'default'}` +
-            (view.model ? ` · ${view.model}` : ''),
+            (view.model ? ` · ${view.model}` : '') +
+            (view.agent ? ` · agent ${view.agent}` : ''),
         ) + '\n\n',
       );
     }

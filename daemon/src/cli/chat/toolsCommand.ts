@@ -5,7 +5,12 @@
  * tools are missing, with why.
  */
 import { Methods, type ToolPermission, type ToolServerStatus } from '@arbor/protocol';
-import { ToolCatalogue, type ArborClient, type SessionView } from '@arbor/protocol/client';
+import {
+  loadToolCatalogue,
+  type ArborClient,
+  type SessionView,
+  type ToolCatalogue,
+} from '@arbor/protocol/client';
 
 export const TOOLS_COMMAND = '/tools';
 
@@ -24,7 +29,7 @@ export async function runToolsCommand(client: ArborClient, view: SessionView): P
     return ['this daemon cannot list its tools (no tools/list)'];
   let catalogue: ToolCatalogue;
   try {
-    catalogue = await ToolCatalogue.load(client, view.sessionId);
+    catalogue = await loadToolCatalogue(client, view.sessionId);
   } catch (error) {
     return [`tools not listed: ${error instanceof Error ? error.message : String(error)}`];
   }

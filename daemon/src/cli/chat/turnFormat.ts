@@ -98,6 +98,9 @@ function nodeLabel(node: ExecutionTreeNode, tree: TreeReducer, options: TreeForm
   if (node.kind === 'hook') {
     return `${style.bold(node.name)}${node.title ? ` ${node.title}` : ''} ${style.dim('(hook)')}`;
   }
+  if (node.kind === 'planner') {
+    return `${style.bold(node.title ?? 'planning')} ${style.dim('(planner)')}`;
+  }
   // From the tool's schema when the catalogue knows it: `src/a.ts`, not `{"path":"src/a.ts"}`.
   const about =
     options.tools?.summarize(node.name, node.argsPreview) ??

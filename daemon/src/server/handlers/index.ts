@@ -4,6 +4,7 @@ import type { ClientContext } from '../clientConnection.js';
 import { MethodRouter } from '../methodRouter.js';
 import { registerChatMethods } from './chatMethods.js';
 import { registerCheckpointMethods } from './checkpointMethods.js';
+import { registerAgentsMethods } from './agentsMethods.js';
 import { registerCommandsMethods } from './commandsMethods.js';
 import { registerSessionMethods } from './sessionMethods.js';
 import { registerTestingMethods } from './testingMethods.js';
@@ -16,6 +17,7 @@ export function buildRouter(context: DaemonContext): MethodRouter<ClientContext>
   if (context.tools) registerToolsMethods(router, context.sessions, context.tools);
   if (context.checkpoints) registerCheckpointMethods(router, context.sessions);
   if (context.commands) registerCommandsMethods(router, context.sessions);
+  if (context.agents) registerAgentsMethods(router, context.agents);
   if (context.testing) registerTestingMethods(router, context.sessions);
   return router;
 }

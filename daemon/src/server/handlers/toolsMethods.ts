@@ -22,13 +22,16 @@ export function registerToolsMethods(
     const catalogue = await source.load();
     if (sessionId === undefined) return { tools: catalogue.builtins() };
     // Read again after the load: the mode may have changed, the session may be gone.
-    const session = sessions.get(sessionId).describe();
+    const live = sessions.get(sessionId);
+    const session = live.describe();
+    const agent = live.agentProfile();
     return catalogue.forSession({
       sessionId: session.sessionId,
       workspaceRoot: session.workspaceRoot,
       chatContext: session.chatContext,
       permissionMode: session.permissionMode,
       sender: asClientPeer(client.subscriber),
+      ...(agent && { agent }),
     });
   });
 }

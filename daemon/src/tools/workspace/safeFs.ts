@@ -30,6 +30,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   readlinkSync,
   realpathSync,
   renameSync,
@@ -135,6 +136,8 @@ export interface OpenedFile {
   readonly stats: Stats;
   /** The whole content; only for regular files. */
   read(): Buffer;
+  /** At most the first `maxBytes` of it: a file that may be huge is read only as far as it is used. */
+  readStart(maxBytes: number): Buffer;
 }
 
 /**
@@ -149,7 +152,18 @@ export function withFile<T>(
 ): T {
   const fd = openVerified(realRoot(root), real, FILE_FLAGS, requested);
   try {
-    return use({ stats: fstatSync(fd), read: () => readFileSync(fd) });
+    return use({
+      stats: fstatSync(fd),
+      read: () => readFileSync(fd),
+      readStart: (maxBytes) => {
+        const buffer = Buffer.alloc(maxBytes);
+        let length = 0;
+        for (let got = -1; got !== 0 && length < maxBytes; length += got) {
+          got = readSync(fd, buffer, length, maxBytes - length, null);
+        }
+        return buffer.subarray(0, length);
+      },
+    });
   } finally {
     closeSync(fd);
   }
