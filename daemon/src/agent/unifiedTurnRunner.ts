@@ -265,6 +265,7 @@ export class UnifiedTurnRunner implements TurnRunner {
               belt,
               history,
               prompt,
+              instructions: instructions.sections(),
             })
           : undefined;
       loop = new AgentLoop(ctx, {

@@ -19,7 +19,7 @@ import type {
   ToolsListResult,
 } from '@arbor/protocol';
 import { RUN_SUBTASK, runSubtaskTool } from '../agent/subtaskTools.js';
-import { RUN_SUBTASKS } from '../agent/parallelSubtasks/runSubtasks.js';
+import { parallelSubtaskTools, RUN_SUBTASKS } from '../agent/parallelSubtasks/runSubtasks.js';
 import { decideCall, knownCategory } from '../permissions/permissionMatrix.js';
 import type { PermissionRules, RuleSet } from '../permissions/rules/index.js';
 import { askUserTool } from './askUser.js';
@@ -145,14 +145,20 @@ export class ToolCatalogue {
     } catch (error) {
       rulesError = (error as Error).message;
     }
-    const tools = turnTools(query.agent, composeTurnTools(this.extraTools, sessionTools)).map(
-      (tool) =>
-        describeTool(
-          tool,
-          rulesError === undefined
-            ? this.permissionOf(tool, query.permissionMode, rules, query.agent)
-            : 'block',
-        ),
+    const tools = turnTools(
+      query.agent,
+      // A profile's run_subtasks, as its turns get it (unifiedTurnRunner.ts).
+      composeTurnTools(
+        [...this.extraTools, ...parallelSubtaskTools(query.agent?.profile)],
+        sessionTools,
+      ),
+    ).map((tool) =>
+      describeTool(
+        tool,
+        rulesError === undefined
+          ? this.permissionOf(tool, query.permissionMode, rules, query.agent)
+          : 'block',
+      ),
     );
     const servers = toolsets.serversOf(query.sessionId);
     return {

@@ -6,6 +6,9 @@
  * clients) and `plan/update`.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Methods, type ModelCost } from '@arbor/protocol';
 import { z } from 'zod';
 import { AgentProfile, type NamedAgentProfile } from '../../src/agents/agentProfile.js';
@@ -114,6 +117,24 @@ describe('agent: planner pre-pass', () => {
     });
     const [first] = run.provider.requests.filter(isPlannerRequest);
     assert.equal(first!.system, 'Plan like a pirate.');
+  });
+
+  it("gives the planner the workspace's instructions (AGENTS.md) after its own prompt", async () => {
+    const ws = mkdtempSync(join(tmpdir(), 'arbor-planner-ws-'));
+    writeFileSync(join(ws, 'AGENTS.md'), 'Never touch the generated files.');
+    try {
+      const run = await planned({
+        workspaceRoot: ws,
+        profile: profile({ planningEnabled: true, planningInstructions: 'Plan like a pirate.' }),
+      });
+      const [first] = run.provider.requests.filter(isPlannerRequest);
+      assert.match(
+        first!.system ?? '',
+        /^Plan like a pirate\.\n\n[\s\S]*Never touch the generated files\./,
+      );
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
   });
 
   it('shows a planner node with its usage before the executor’s first tool node, and sends plan/update', async () => {

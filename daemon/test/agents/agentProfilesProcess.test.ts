@@ -190,6 +190,7 @@ describe('agent profiles (spawned daemon)', function () {
     const proc = await start({
       agents: {
         narrow: { tools: ['read_file', 'run_c*'], hitlTools: ['run_command'] },
+        parallel: { tools: ['read_file', 'run_subtasks'], allowParallelSubagents: true },
       },
     });
     const info = await proc.client.result(Methods.SessionNew.method, {
@@ -204,6 +205,15 @@ describe('agent profiles (spawned daemon)', function () {
       ['read_file', 'run'],
       ['run_command', 'ask'],
     ]);
+    // run_subtasks is the profile's own tool: listed for its sessions as its turns get it.
+    const parallel = await proc.client.result(Methods.SessionNew.method, {
+      workspaceRoot: workspaceWith(),
+      agent: 'parallel',
+    });
+    const withJobs = (await proc.client.result(Methods.ToolsList.method, {
+      sessionId: parallel['sessionId'],
+    })) as ToolsListResult;
+    assert.deepEqual(withJobs.tools.map((tool) => tool.name).sort(), ['read_file', 'run_subtasks']);
   });
 
   it('a config profile whose hitlTools names an unknown tool stops the daemon at startup, naming it', async () => {

@@ -49,6 +49,8 @@ export interface PlanTurnOptions {
   /** The earlier turns and the user's message, as the executor gets them. */
   history: readonly ProviderMessage[];
   prompt: string;
+  /** The workspace's instructions (AGENTS.md…), as the executor gets them: a plan must follow them too. */
+  instructions: readonly string[];
 }
 
 /**
@@ -78,7 +80,10 @@ export async function planTurn(
     // Its tool calls sit inside its node, one level down, as a subtask's do.
     depth: 1,
     llm: options.llm,
-    system: options.profile.planningInstructions ?? BUILT_IN_PLANNER_PROMPT,
+    system: [
+      options.profile.planningInstructions ?? BUILT_IN_PLANNER_PROMPT,
+      ...options.instructions,
+    ].join('\n\n'),
     messages: [
       ...options.history,
       { role: 'user', content: `${PLANNER_HEADER}\n${options.prompt}` },
