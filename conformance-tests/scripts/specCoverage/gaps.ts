@@ -4,14 +4,4 @@
  * check cites the anchor (or move it to unobservable/ with a reason); the
  * coverage test fails on a stale entry.
  */
-export const GAPS: readonly string[] = [
-  'tree.md#tree-planner-node',
-  'tree.md#tree-planner-children',
-  'plan.md#plan-planner-update',
-  'plan.md#plan-planner-isolated',
-  'subtasks.md#subtasks-parallel-cap',
-  'subtasks.md#subtasks-parallel-entries',
-  'subtasks.md#subtasks-parallel-tool-names',
-  'subtasks.md#subtasks-parallel-schema',
-  'subtasks.md#subtasks-parallel-concurrent',
-];
+export const GAPS: readonly string[] = [];

@@ -14,12 +14,18 @@ import type { Writable } from 'node:stream';
 import { AbstractMessageWriter, type Message, type MessageWriter } from 'vscode-jsonrpc';
 import type { StoreCommits } from '../store/passTransaction.js';
 
+interface Frame {
+  bytes: Buffer;
+  /** A numbered session event (params.seq): stored in the pass's transaction. */
+  event: boolean;
+}
+
 export class FrameWriter extends AbstractMessageWriter implements MessageWriter {
   private errors = 0;
-  /** Bytes corked in this pass, not yet handed to the stream. */
-  private corkedBytes = 0;
-  /** droppedCommits when this pass's first frame was corked. */
-  private dropsAtCork = 0;
+  /** This pass's frames, not yet handed to the stream. */
+  private pass: Frame[] = [];
+  /** droppedCommits when this pass's first frame was written. */
+  private dropsAtStart = 0;
 
   constructor(
     private readonly output: Writable,
@@ -32,43 +38,56 @@ export class FrameWriter extends AbstractMessageWriter implements MessageWriter 
 
   /** Bytes written and not yet taken by the peer (this pass's frames are about to leave). */
   get queuedBytes(): number {
-    return this.output.writableLength - this.corkedBytes;
+    return this.output.writableLength;
   }
 
   write(message: Message): Promise<void> {
     if (this.output.destroyed || this.output.writableEnded) return Promise.resolve();
     const body = Buffer.from(JSON.stringify(message), 'utf8');
-    const header = `Content-Length: ${body.length}\r\n\r\n`;
-    if (this.corkedBytes === 0) {
-      this.output.cork();
-      this.dropsAtCork = this.store.droppedCommits;
+    if (this.pass.length === 0) {
+      this.dropsAtStart = this.store.droppedCommits;
       setImmediate(() => this.flush());
     }
-    this.corkedBytes += header.length + body.length;
-    this.output.write(header, 'ascii');
-    this.output.write(body);
+    this.pass.push({
+      bytes: Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, 'ascii'), body]),
+      event: isSessionEvent(message),
+    });
     return Promise.resolve();
   }
 
   /** Sends this pass's frames once what they report is committed. */
   flush(): void {
-    if (this.corkedBytes === 0) return;
-    this.corkedBytes = 0;
+    if (this.pass.length === 0) return;
+    let frames = this.pass;
+    this.pass = [];
     try {
       this.store.commitPending();
     } catch {
       // Counted in droppedCommits; checked below.
     }
-    if (this.store.droppedCommits !== this.dropsAtCork) {
-      // Some of these frames report events the store could not keep: none may leave. The
-      // client sees the connection close, and replays from the log when it attaches again.
-      this.output.destroy();
-      return;
+    if (this.store.droppedCommits !== this.dropsAtStart) {
+      // The store could not keep this pass's events (a full disk even into its reserve):
+      // they never leave. Their sessions number the next events from the log, so a
+      // client sees no gap, and their turns end saying why; responses still go out.
+      frames = frames.filter((frame) => !frame.event);
     }
-    if (this.output.writableCorked > 0) this.output.uncork();
+    if (frames.length === 0 || this.output.destroyed) return;
+    this.output.write(
+      frames.length === 1 ? frames[0]!.bytes : Buffer.concat(frames.map((frame) => frame.bytes)),
+    );
   }
 
   end(): void {
     // The connection ends the stream itself (ClientConnection.close).
   }
+}
+
+function isSessionEvent(message: Message): boolean {
+  const params = (message as { method?: unknown; params?: unknown }).params;
+  return (
+    typeof (message as { method?: unknown }).method === 'string' &&
+    typeof params === 'object' &&
+    params !== null &&
+    typeof (params as { seq?: unknown }).seq === 'number'
+  );
 }

@@ -677,6 +677,15 @@ export class Session {
       usage,
       ...(errorMessage !== undefined && { error: { message: errorMessage } }),
     });
+    // The turn's end is committed now, into the last reserve if the disk is full: a
+    // client waits for this idle, and it leaves only once stored.
+    try {
+      this.deps.store.commitPending({ lastWords: true });
+    } catch (error) {
+      this.deps.log.error(
+        `session ${this.id}: the end of turn ${running.turnId} not stored: ${String(error)}`,
+      );
+    }
     this.info.state = 'idle';
     running.markEnded();
   }

@@ -9,6 +9,12 @@ import { closeSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 
 /** Room for a turn's end, its last events and its answer without the text; small, as every data dir holds one. */
 export const RESERVE_BYTES = 512 * 1024;
+/**
+ * Room kept back for a turn's last events (its final tree, cost and idle) once
+ * the reserve itself is spent: without them a client would wait for the end of
+ * a turn that can no longer be stored, hence never sent.
+ */
+export const LAST_WORDS_BYTES = 128 * 1024;
 const BLOCK = Buffer.alloc(64 * 1024);
 
 export class DiskReserve {

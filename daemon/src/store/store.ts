@@ -48,7 +48,7 @@ import {
 } from '@arbor/protocol';
 import { digestArgs } from './argsDigest.js';
 import { prepareDataDir, restrictDatabaseFiles } from './dataDir.js';
-import { DiskReserve } from './diskReserve.js';
+import { DiskReserve, LAST_WORDS_BYTES } from './diskReserve.js';
 import { migrate } from './migrations.js';
 import { decodeSessionCursor, encodeSessionCursor } from './sessionCursor.js';
 import { StoreError } from './storeError.js';
@@ -59,6 +59,8 @@ import { PassTransaction } from './passTransaction.js';
 
 /** The file in the data dir that keeps disk space for a full disk's last writes (diskReserve.ts). */
 export const DISK_RESERVE_FILE = 'disk-reserve';
+/** The smaller reserve only a turn's end may use (Store.commitPending lastWords). */
+export const LAST_WORDS_RESERVE_FILE = 'disk-reserve-last';
 
 /** Events kept per session for `session/attach` replay; older ones get a snapshot instead. */
 export const EVENT_RETENTION = 10_000;
@@ -288,6 +290,7 @@ export class Store {
   private readonly appendsSincePrune = new Map<string, number>();
   private readonly sql;
   private readonly reserve: DiskReserve;
+  private readonly lastWords: DiskReserve;
   private contextTables: ContextTables | undefined;
   private checkpointTables: CheckpointTables | undefined;
   private onReserve: string | undefined;
@@ -310,6 +313,11 @@ export class Store {
     this.eventRetention = options.eventRetention ?? EVENT_RETENTION;
     this.ownerPid = options.ownerPid ?? process.pid;
     this.reserve = new DiskReserve(join(dirname(path), DISK_RESERVE_FILE));
+    this.lastWords = new DiskReserve(
+      join(dirname(path), LAST_WORDS_RESERVE_FILE),
+      LAST_WORDS_BYTES,
+    );
+    this.lastWords.ensure();
     this.reserve.ensure();
     this.isProcessAlive = options.isProcessAlive ?? processIsAlive;
     this.pass = new PassTransaction(db, () => {
@@ -790,8 +798,9 @@ export class Store {
    * Commits this pass's writes now (a connection calls it before its frames
    * leave). When that fails even into the disk reserve they are dropped,
    * dropCount grows, and their sessions renumber from the log (takeDropped).
+   * `lastWords`: a turn's end, which may also use the last, smaller reserve.
    */
-  commitPending(): void {
+  commitPending(options: { lastWords?: boolean } = {}): void {
     if (!this.pass.pending || this.pass.nested) return;
     try {
       try {
@@ -800,7 +809,12 @@ export class Store {
         // Disk full: the reserve's space, once, and the pass's writes again.
         if (!isDiskFull(error) || !this.reserve.release()) throw error;
         this.onReserve = (translate(error, this.path) as Error).message;
-        this.pass.redo();
+        try {
+          this.pass.redo();
+        } catch (again) {
+          if (!options.lastWords || !isDiskFull(again) || !this.lastWords.release()) throw again;
+          this.pass.redo();
+        }
       }
       this.eventsPending.clear();
     } catch (error) {
@@ -892,7 +906,8 @@ export class Store {
    * could not be sure to store its own end, so it is refused up front.
    */
   ensureDiskReserve(): void {
-    if (!this.reserve.ensure()) throw translate({ code: 'ENOSPC' }, this.path);
+    if (!this.lastWords.ensure() || !this.reserve.ensure())
+      throw translate({ code: 'ENOSPC' }, this.path);
     this.onReserve = undefined;
   }
 

@@ -59,7 +59,11 @@ export class FrameCollector {
       if (found) return found;
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new Error(`timed out; received: ${JSON.stringify(this.messages).slice(0, 2000)}`);
+        // The newest messages say where it stopped; each clipped, a 200 KB chunk is one line.
+        const last = this.messages.slice(-12).map((m) => JSON.stringify(m).slice(0, 300));
+        throw new Error(
+          `timed out after ${this.messages.length} messages; the last ones:\n${last.join('\n')}`,
+        );
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);

@@ -50,16 +50,23 @@ async function runCommand(page, label, deadlineMs = 60_000) {
   const input = page.locator('.quick-input-widget input[type="text"]').first();
   for (;;) {
     await page.keyboard.press('F1');
-    await input.waitFor({ timeout: 20_000 });
-    await input.fill(`>${label}`);
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
     try {
+      // F1 may not reach the workbench (focus still in a webview just after a reload):
+      // the palette then stays hidden, and the key is pressed again.
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill(`>${label}`, { timeout: 5000 });
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
       await row.waitFor({ timeout: 3000 });
       await page.keyboard.press('Enter');
       return;
     } catch {
       if (Date.now() > end) throw new Error(`command "${label}" never appeared in the palette`);
       await page.keyboard.press('Escape');
+      // Focus back to the workbench: the editor area's top corner (its tab bar).
+      await page
+        .locator('.part.editor')
+        .click({ position: { x: 5, y: 5 }, timeout: 2000 })
+        .catch(() => {});
       await sleep(500);
     }
   }

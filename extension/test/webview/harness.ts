@@ -114,8 +114,9 @@ export async function openWebview(
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => {
-    // Held, chat.js's own attempt to load the validator fails: expected.
-    if (options.holdValidator && /ERR_FILE_NOT_FOUND/.test(m.text())) return;
+    // Held, chat.js's own attempt to load the validator fails, and it says so: expected.
+    if (options.holdValidator && /ERR_FILE_NOT_FOUND|could not load .*validator\.js/.test(m.text()))
+      return;
     if (m.type() === 'error' || m.type() === 'warning') errors.push(m.text());
   });
   await page.goto(pathToFileURL(join(work, 'index.html')).href);

@@ -7,6 +7,11 @@ import type { Unobservable } from './types.js';
 
 export const UNOBSERVABLE_DAEMON_AGENT: readonly Unobservable[] = [
   {
+    anchor: 'plan.md#plan-planner-isolated',
+    binds: 'daemon',
+    why: "What the executor's model is given never crosses the wire, and the scripted provider's replies do not depend on the messages before the user's (appendix-scripted-provider.md): a daemon that leaked the planner's transcript into the executor's messages would answer the suite exactly as one that did not. Arbor's own tests judge it (daemon/test/agent/planner.test.ts: the executor's requests hold none of the planner's messages, tool calls or results).",
+  },
+  {
     anchor: 'turns.md#turns-interrupted-on-restart',
     binds: 'daemon',
     why: "It needs a daemon process to die mid-turn and a second process to start on the same store, and the suite can do neither: a socket daemon is handed to it already running (it cannot stop or restart it), and a stdio --command gets a fresh {tmp} data directory per process, removed when that process exits, so no later process ever finds an earlier one's store. Arbor's own tests judge it (daemon/test/persistence/interruptedTurn.test.ts: SIGKILL mid-turn, restart, session/load says interrupted and the log replays an idle with stopReason interrupted).",

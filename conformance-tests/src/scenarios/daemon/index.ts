@@ -2,6 +2,8 @@
 import type { Scenario } from '../scenario.js';
 import type { DaemonContext } from './context.js';
 import { runtimeControls } from './runtimeControls.js';
+import { parallelSubtasks } from './parallelSubtasks.js';
+import { planner } from './planner.js';
 import { batch, cancelInFlight, jsonRpcErrors, notifications, oversize } from './jsonrpc.js';
 import { duplicateId, maxDepth, preauthBounds, slowConsumer } from './bounds.js';
 import {
@@ -223,6 +225,8 @@ export const DAEMON_SCENARIOS: readonly Scenario<DaemonContext>[] = [
   commands,
   agents,
   runtimeControls,
+  parallelSubtasks,
+  planner,
   textJoined,
   longPreview,
   scriptEnd,
