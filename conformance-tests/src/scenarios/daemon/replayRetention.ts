@@ -101,7 +101,12 @@ export const replayRetention: Scenario<DaemonContext> = {
     );
     const result = answer?.result as JsonObject | undefined;
     if (result?.replay === 'events') {
-      await c.conn.waitFor(hasSeq(sessionId, lastSeq), 10_000, from);
+      // A slow link (a daemon writing a byte at a time) takes long for a thousand events:
+      // wait as long as they keep coming.
+      for (let seen = -1; seen !== c.conn.messages.length;) {
+        seen = c.conn.messages.length;
+        if (await c.conn.waitFor(hasSeq(sessionId, lastSeq), 10_000, from)) break;
+      }
       await sleep(200);
     }
     const got = notes(c.conn, sessionId)

@@ -48,9 +48,12 @@ export const trace: Scenario<DaemonContext> = {
       `with the trace value messages a $/logTrace carried verbose: ${JSON.stringify(messages.find((p) => p.verbose !== undefined))}`,
     );
     setTrace(conn, 'off');
-    // A trace of the $/setTrace itself, written while the value was still messages, is allowed.
+    // A trace of the $/setTrace itself, written while the value was still messages, is
+    // allowed, however late it arrives on a busy machine.
     await sleep(200);
-    const offAgain = await tracesOf(conn);
+    const offAgain = (await tracesOf(conn)).filter(
+      (p) => !String(p.message).includes(`'${Methods.SetTrace.method}'`),
+    );
     r.expect(
       'daemon.lifecycle.logtrace-off',
       offAgain.length === 0,
