@@ -6,7 +6,6 @@
  * client tool the profile's `hitlTools` names, in an `auto` session, where
  * that call would otherwise run unasked.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCodes, Methods } from '@arbor/protocol';
 import type { JsonObject, ResponseMessage } from '../../harness/connection.js';
@@ -14,6 +13,7 @@ import type { Scenario } from '../scenario.js';
 import { Abort } from '../scenario.js';
 import { describe, requireDaemonCapability, type Initialized } from './context.js';
 import type { DaemonContext } from './context.js';
+import { writeAgentProfiles } from './agentSessions.js';
 import { send, waitTurnEnd } from './turns.js';
 
 const CAPABILITY = 'daemon.agents.capability';
@@ -40,12 +40,6 @@ const FILES: Record<string, string> = {
   'conformance-briefly': JSON.stringify({ description: 'Conformance: short answers' }),
   'conformance-broken': JSON.stringify({ hitlTools: READ_TOOL.name }),
 };
-
-function writeProfiles(ctx: DaemonContext): void {
-  const dir = join(ctx.workspace, '.arbor', 'agents');
-  mkdirSync(dir, { recursive: true });
-  for (const [name, text] of Object.entries(FILES)) writeFileSync(join(dir, `${name}.json`), text);
-}
 
 const resultOf = (response: ResponseMessage | undefined): JsonObject | undefined =>
   response?.result as JsonObject | undefined;
@@ -90,7 +84,7 @@ export const agents: Scenario<DaemonContext> = {
         : `the daemon serves agents/list (${describe(unasked)}) without advertising capabilities.agents`,
     );
     requireDaemonCapability(c.init, 'agents');
-    writeProfiles(ctx);
+    writeAgentProfiles(ctx, FILES);
 
     const listed = resultOf(
       await c.conn.request(Methods.AgentsList.method, { workspaceRoot: ctx.workspace }),

@@ -8,13 +8,12 @@
  * caller got is seen as each call node's resultPreview, kept short enough
  * that the whole JSON array fits in it.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Methods } from '@arbor/protocol';
 import type { JsonObject } from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
 import { Abort } from '../scenario.js';
-import { describe, requireDaemonCapability, type DaemonContext } from './context.js';
+import { profileSession, writeAgentProfiles } from './agentSessions.js';
+import { requireDaemonCapability, type DaemonContext } from './context.js';
 import { sessionEvents, send, waitTurnEnd } from './turns.js';
 import { FINAL_STATUSES } from './turnEnd.js';
 
@@ -114,27 +113,15 @@ export const parallelSubtasks: Scenario<DaemonContext> = {
     const c = await ctx.connect('controller');
     requireDaemonCapability(c.init, 'testing.scriptedProvider');
     requireDaemonCapability(c.init, 'agents');
-    const dir = join(ctx.workspace, '.arbor', 'agents');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      join(dir, `${PROFILE}.json`),
-      JSON.stringify({ allowParallelSubagents: true, maxParallelSubagents: 3 }),
-    );
-
-    const created = await c.conn.request(Methods.SessionNew.method, {
-      workspaceRoot: ctx.workspace,
-      permissionMode: 'auto',
-      chatContext: { kind: 'editor' },
-      agent: PROFILE,
+    writeAgentProfiles(ctx, {
+      [PROFILE]: { allowParallelSubagents: true, maxParallelSubagents: 3 },
     });
-    const sessionId = (created?.result as JsonObject | undefined)?.sessionId;
-    if (typeof sessionId !== 'string') throw new Abort(`session/new got ${describe(created)}`);
-    const set = await c.conn.request(Methods.SetScript.method, {
-      sessionId,
-      script: { version: 1, conversations: CONVERSATIONS },
+    const sessionId = await profileSession(c, ctx, {
+      mode: 'auto',
+      agent: PROFILE,
+      conversations: CONVERSATIONS,
       budgets: { parallel: 2 },
     });
-    if (!set || set.error) throw new Abort(`_arbor/testing/setScript failed: ${describe(set)}`);
     const turnId = await send(ctx, c.conn, sessionId, ROOT);
     await waitTurnEnd(ctx, c.conn, sessionId, turnId, 30_000);
 

@@ -9,13 +9,12 @@
  * The planner's script key is longer than the turns' own keys, so it wins
  * the substring match (appendix-scripted-provider.md#script-planner).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Methods } from '@arbor/protocol';
 import type { JsonObject } from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
 import { Abort } from '../scenario.js';
-import { describe, requireDaemonCapability, type DaemonContext } from './context.js';
+import { profileSession, writeAgentProfiles } from './agentSessions.js';
+import { requireDaemonCapability, type DaemonContext } from './context.js';
 import { sessionEvents, send, waitTurnEnd } from './turns.js';
 
 const NODE = 'daemon.agents.planner-node';
@@ -67,23 +66,12 @@ export const planner: Scenario<DaemonContext> = {
     const c = await ctx.connect('open-enums', { capabilities: { openEnums: {} } });
     requireDaemonCapability(c.init, 'testing.scriptedProvider');
     requireDaemonCapability(c.init, 'agents');
-    const dir = join(ctx.workspace, '.arbor', 'agents');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `${PROFILE}.json`), JSON.stringify({ planningEnabled: true }));
-
-    const created = await c.conn.request(Methods.SessionNew.method, {
-      workspaceRoot: ctx.workspace,
-      permissionMode: 'auto',
-      chatContext: { kind: 'editor' },
+    writeAgentProfiles(ctx, { [PROFILE]: { planningEnabled: true } });
+    const sessionId = await profileSession(c, ctx, {
+      mode: 'auto',
       agent: PROFILE,
+      conversations: CONVERSATIONS,
     });
-    const sessionId = (created?.result as JsonObject | undefined)?.sessionId;
-    if (typeof sessionId !== 'string') throw new Abort(`session/new got ${describe(created)}`);
-    const set = await c.conn.request(Methods.SetScript.method, {
-      sessionId,
-      script: { version: 1, conversations: CONVERSATIONS },
-    });
-    if (!set || set.error) throw new Abort(`_arbor/testing/setScript failed: ${describe(set)}`);
 
     const turnId = await send(ctx, c.conn, sessionId, PLANNED);
     await waitTurnEnd(ctx, c.conn, sessionId, turnId, 20_000);

@@ -6,18 +6,18 @@
  * with an injected `reason` (asked about in default mode), and a turn under
  * a profile that keeps no tool results, then loads and replays it.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Methods } from '@arbor/protocol';
 import type { JsonObject } from '../../harness/connection.js';
 import type { Scenario } from '../scenario.js';
-import { Abort } from '../scenario.js';
 import {
   describe,
   requireDaemonCapability,
   type DaemonContext,
   type Initialized,
 } from './context.js';
+import { profileSession, writeAgentProfiles } from './agentSessions.js';
 import { isTurnEnd, send, sessionEvents, waitTurnEnd } from './turns.js';
 import { FINAL_STATUSES } from './turnEnd.js';
 
@@ -54,10 +54,7 @@ const PROFILES: Record<string, object> = {
 
 function writeWorkspace(ctx: DaemonContext): void {
   writeFileSync(join(ctx.workspace, 'AGENTS.md'), AGENTS_MD);
-  const dir = join(ctx.workspace, '.arbor', 'agents');
-  mkdirSync(dir, { recursive: true });
-  for (const [name, profile] of Object.entries(PROFILES))
-    writeFileSync(join(dir, `${name}.json`), JSON.stringify(profile));
+  writeAgentProfiles(ctx, PROFILES);
 }
 
 type Node = JsonObject & { id: string; status?: string };
@@ -76,28 +73,14 @@ function merged(nodes: readonly Node[]): Map<string, Node> {
   return tree;
 }
 
-async function newSession(
+/** A scripted session of one conversation, with `agent` when given. */
+const newSession = (
   c: Initialized,
   ctx: DaemonContext,
   mode: string,
   agent: string | undefined,
   conversation: object[],
-): Promise<string> {
-  const created = await c.conn.request(Methods.SessionNew.method, {
-    workspaceRoot: ctx.workspace,
-    permissionMode: mode,
-    chatContext: { kind: 'editor' },
-    ...(agent && { agent }),
-  });
-  const sessionId = (created?.result as JsonObject | undefined)?.sessionId;
-  if (typeof sessionId !== 'string') throw new Abort(`session/new got ${describe(created)}`);
-  const set = await c.conn.request(Methods.SetScript.method, {
-    sessionId,
-    script: { version: 1, conversations: { '*': conversation } },
-  });
-  if (!set || set.error) throw new Abort(`_arbor/testing/setScript failed: ${describe(set)}`);
-  return sessionId;
-}
+): Promise<string> => profileSession(c, ctx, { mode, agent, conversations: { '*': conversation } });
 
 export const runtimeControls: Scenario<DaemonContext> = {
   id: 'daemon-runtime-controls',
