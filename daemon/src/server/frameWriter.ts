@@ -15,7 +15,8 @@ import { AbstractMessageWriter, type Message, type MessageWriter } from 'vscode-
 import type { StoreCommits } from '../store/passTransaction.js';
 
 interface Frame {
-  bytes: Buffer;
+  header: Buffer;
+  body: Buffer;
   /** A numbered session event (params.seq): stored in the pass's transaction. */
   event: boolean;
 }
@@ -49,7 +50,8 @@ export class FrameWriter extends AbstractMessageWriter implements MessageWriter 
       setImmediate(() => this.flush());
     }
     this.pass.push({
-      bytes: Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, 'ascii'), body]),
+      header: Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, 'ascii'),
+      body,
       event: isSessionEvent(message),
     });
     return Promise.resolve();
@@ -72,9 +74,8 @@ export class FrameWriter extends AbstractMessageWriter implements MessageWriter 
       frames = frames.filter((frame) => !frame.event);
     }
     if (frames.length === 0 || this.output.destroyed) return;
-    this.output.write(
-      frames.length === 1 ? frames[0]!.bytes : Buffer.concat(frames.map((frame) => frame.bytes)),
-    );
+    // One copy of the pass's bytes, one write.
+    this.output.write(Buffer.concat(frames.flatMap((frame) => [frame.header, frame.body])));
   }
 
   end(): void {
